@@ -1,0 +1,265 @@
+//! Unified-diff model and parser (git extended format: renames, copies, binary,
+//! modes, quoted paths, missing newline at end of file).
+
+use diffy::Line;
+use diffy::Patch;
+use diffy::patch_set::{FileMode, FileOperation, FilePatch, ParseOptions, PatchKind, PatchSet};
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    Added,
+    Modified,
+    Deleted,
+    Renamed,
+    Copied,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineKind {
+    Context,
+    Added,
+    Removed,
+}
+
+/// One line of a hunk, markers stripped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiffLine {
+    pub kind: LineKind,
+    /// Line number on the old side (context and removed lines).
+    pub old: Option<u32>,
+    /// Line number on the new side (context and added lines).
+    pub new: Option<u32>,
+    /// The head line this line is located at: `new` for context and added lines; for a
+    /// removed line, the head line where the removal happened (the new-side line that
+    /// follows it, clamped to the file's last line, at least 1).
+    pub anchor: u32,
+    /// Text without the leading marker and without the line terminator.
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hunk {
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+    /// Function context after the second `@@`, if any.
+    pub header: String,
+    pub lines: Vec<DiffLine>,
+}
+
+impl Hunk {
+    /// Head lines an inline comment may be placed on: the new-side range, or for a
+    /// deletion-only hunk the single anchor line.
+    pub fn new_side(&self) -> std::ops::RangeInclusive<u32> {
+        let start = self.new_start.max(1);
+        start..=start + self.new_lines.max(1) - 1
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileDiff {
+    pub old_path: Option<String>,
+    pub new_path: Option<String>,
+    pub status: FileStatus,
+    pub binary: bool,
+    pub old_mode: Option<String>,
+    pub new_mode: Option<String>,
+    pub hunks: Vec<Hunk>,
+}
+
+impl FileDiff {
+    /// The path at head, or the old path for a deleted file.
+    pub fn path(&self) -> &str {
+        self.new_path.as_deref().or(self.old_path.as_deref()).unwrap_or("")
+    }
+    pub fn added(&self) -> usize {
+        self.count(LineKind::Added)
+    }
+    pub fn removed(&self) -> usize {
+        self.count(LineKind::Removed)
+    }
+    fn count(&self, kind: LineKind) -> usize {
+        self.hunks.iter().flat_map(|h| &h.lines).filter(|l| l.kind == kind).count()
+    }
+    /// Whether head line `line` lies in some hunk's new-side range.
+    pub fn in_hunk(&self, line: u32) -> bool {
+        self.hunks.iter().any(|h| h.new_side().contains(&line))
+    }
+}
+
+/// Parse `git diff` output (or any unified diff) into file diffs.
+///
+/// Paths lose their `a/` and `b/` prefixes and git's C-style quoting. Empty input is
+/// an empty change, not an error.
+pub fn parse_patch(text: &str) -> Result<Vec<FileDiff>, crate::ChangeError> {
+    Ok(parse_file_patches(text)?.into_iter().map(|(file, _)| file).collect())
+}
+
+/// A parsed file diff with the diffy patch it came from (`None` for binary files), kept
+/// so `--patch` can apply it to the working tree.
+pub(crate) type ParsedFile<'a> = (FileDiff, Option<Patch<'a, str>>);
+
+pub(crate) fn parse_file_patches(text: &str) -> Result<Vec<ParsedFile<'_>>, crate::ChangeError> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    // The git parser only starts a file at `diff --git`, so plain `diff -u` output
+    // (no such header) would be "no patches"; it needs the unidiff parser instead.
+    let git = text.lines().any(|line| line.starts_with("diff --git "));
+    let options = if git { ParseOptions::gitdiff() } else { ParseOptions::unidiff() };
+    PatchSet::parse(text, options).map(|file| file.map_err(parse_error).and_then(convert_file)).collect()
+}
+
+fn parse_error(err: diffy::patch_set::PatchSetParseError) -> crate::ChangeError {
+    let message = err.to_string();
+    if message.ends_with("no valid patches found") {
+        return crate::ChangeError::Parse(
+            "no file diffs found: expected `git diff` output (`diff --git` or `---`/`+++` headers followed by `@@` hunks)".into(),
+        );
+    }
+    crate::ChangeError::Parse(message)
+}
+
+fn convert_file(file: FilePatch<'_, str>) -> Result<ParsedFile<'_>, crate::ChangeError> {
+    let (old_path, new_path, status) = file_paths(file.operation());
+    let old_mode = file.old_mode().map(|m| mode_string(*m));
+    let new_mode = file.new_mode().map(|m| mode_string(*m));
+    let mut diff = FileDiff { old_path, new_path, status, binary: false, old_mode, new_mode, hunks: Vec::new() };
+    match file.into_patch() {
+        PatchKind::Text(patch) => {
+            diff.hunks = patch.hunks().iter().map(convert_hunk).collect();
+            Ok((diff, Some(patch)))
+        }
+        PatchKind::Binary(_) => {
+            diff.binary = true;
+            Ok((diff, None))
+        }
+    }
+}
+
+/// Old path, new path and status. `---`/`+++` and `diff --git` paths carry the `a/`/`b/`
+/// prefixes; `rename from`/`copy from` headers never do.
+fn file_paths(op: &FileOperation<'_, str>) -> (Option<String>, Option<String>, FileStatus) {
+    match op {
+        FileOperation::Create(path) => (None, Some(strip(path, "b/")), FileStatus::Added),
+        FileOperation::Delete(path) => (Some(strip(path, "a/")), None, FileStatus::Deleted),
+        FileOperation::Modify { original, modified } => {
+            // Strip only when both sides carry the prefixes, so a `--no-prefix` or plain
+            // `diff -u` path that merely starts with `a/` keeps its directory.
+            let prefixed = original.starts_with("a/") && modified.starts_with("b/");
+            let (old, new) = if prefixed {
+                (strip(original, "a/"), strip(modified, "b/"))
+            } else {
+                (original.to_string(), modified.to_string())
+            };
+            (Some(old), Some(new), FileStatus::Modified)
+        }
+        FileOperation::Rename { from, to } => (Some(from.to_string()), Some(to.to_string()), FileStatus::Renamed),
+        FileOperation::Copy { from, to } => (Some(from.to_string()), Some(to.to_string()), FileStatus::Copied),
+    }
+}
+
+fn strip(path: &str, prefix: &str) -> String {
+    path.strip_prefix(prefix).unwrap_or(path).to_string()
+}
+
+fn mode_string(mode: FileMode) -> String {
+    match mode {
+        FileMode::Regular => "100644",
+        FileMode::Executable => "100755",
+        FileMode::Symlink => "120000",
+        FileMode::Gitlink => "160000",
+    }
+    .to_string()
+}
+
+fn convert_hunk(hunk: &diffy::Hunk<'_, str>) -> Hunk {
+    let mut out = Hunk {
+        old_start: to_u32(hunk.old_range().start()),
+        old_lines: to_u32(hunk.old_range().len()),
+        new_start: to_u32(hunk.new_range().start()),
+        new_lines: to_u32(hunk.new_range().len()),
+        header: hunk.function_context().unwrap_or("").trim_end().to_string(),
+        lines: Vec::with_capacity(hunk.lines().len()),
+    };
+    // A removed line sits before the next new-side line; clamping to the hunk's
+    // new-side range keeps removals at end of file (and deletion-only hunks, whose
+    // `new_start` is the line *before* the removal) on a line a comment can target.
+    let side = out.new_side();
+    let (mut old, mut new) = (out.old_start, out.new_start);
+    for line in hunk.lines() {
+        let (kind, old_no, new_no, text) = match *line {
+            Line::Context(text) => (LineKind::Context, Some(old), Some(new), text),
+            Line::Delete(text) => (LineKind::Removed, Some(old), None, text),
+            Line::Insert(text) => (LineKind::Added, None, Some(new), text),
+        };
+        let anchor = new_no.unwrap_or_else(|| new.clamp(*side.start(), *side.end()));
+        out.lines.push(DiffLine { kind, old: old_no, new: new_no, anchor, text: strip_eol(text).to_string() });
+        old += u32::from(old_no.is_some());
+        new += u32::from(new_no.is_some());
+    }
+    out
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+fn strip_eol(text: &str) -> &str {
+    match text.strip_suffix('\n') {
+        Some(line) => line.strip_suffix('\r').unwrap_or(line),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ChangeError;
+
+    #[test]
+    fn empty_or_blank_input_is_an_empty_change() {
+        assert_eq!(parse_patch("").unwrap(), []);
+        assert_eq!(parse_patch("\n  \n").unwrap(), []);
+    }
+
+    #[test]
+    fn garbage_input_is_a_parse_error_that_says_what_was_expected() {
+        let err = parse_patch("hello\nthis is not a diff\n").unwrap_err();
+        let ChangeError::Parse(message) = err else { panic!("{err:?}") };
+        assert!(message.contains("diff --git"), "{message}");
+    }
+
+    #[test]
+    fn malformed_hunk_is_a_parse_error() {
+        let text = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-only one line\n";
+        assert!(matches!(parse_patch(text), Err(ChangeError::Parse(_))));
+    }
+
+    #[test]
+    fn plain_unified_diff_without_git_header_still_parses() {
+        let text = "--- src/lib.rs\t2024-01-01 00:00:00\n+++ src/lib.rs\t2024-01-02 00:00:00\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n";
+        let files = parse_patch(text).unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].path(), "src/lib.rs");
+        assert_eq!(files[0].status, FileStatus::Modified);
+        assert_eq!(files[0].hunks[0].lines[2].new, Some(2));
+    }
+
+    #[test]
+    fn unprefixed_paths_keep_their_leading_directory() {
+        let text = "diff --git a/x.rs a/x.rs\n--- a/x.rs\n+++ a/x.rs\n@@ -1 +1 @@\n-o\n+n\n";
+        assert_eq!(parse_patch(text).unwrap()[0].path(), "a/x.rs");
+    }
+
+    #[test]
+    fn crlf_line_endings_are_stripped_from_line_text() {
+        let text = "diff --git a/w.txt b/w.txt\n--- a/w.txt\n+++ b/w.txt\n@@ -1 +1 @@\n-old\r\n+new\r\n";
+        let lines = &parse_patch(text).unwrap()[0].hunks[0].lines;
+        assert_eq!((lines[0].text.as_str(), lines[1].text.as_str()), ("old", "new"));
+    }
+}

@@ -1,0 +1,251 @@
+//! Thin wrapper over the `git` CLI.
+//!
+//! Every command runs with `-C root`, `LC_ALL=C` (stable messages), no pager, no
+//! optional locks (a review must not fight the user's editor for `index.lock`), and
+//! literal pathspecs (a file named `*.rs` is a file, not a glob).
+
+use crate::{ChangeError, Snapshot};
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Output};
+
+#[derive(Clone, Debug)]
+pub struct Git {
+    root: PathBuf,
+}
+
+impl Git {
+    /// Find the repository containing `dir` (`git rev-parse --show-toplevel`).
+    pub fn discover(dir: &Path) -> Result<Git, ChangeError> {
+        let output = base_command(dir)
+            .args(["rev-parse", "--show-toplevel"])
+            .output()
+            .map_err(|e| ChangeError::Spawn(e.to_string()))?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // "Not a repo" would send the user hunting for the wrong fix here.
+        if stderr.contains("dubious ownership") {
+            return Err(git_error(&["rev-parse", "--show-toplevel"], &output));
+        }
+        let top = String::from_utf8_lossy(&output.stdout).trim_end_matches('\n').to_string();
+        if !output.status.success() || top.is_empty() {
+            return Err(ChangeError::NotARepo { path: dir.display().to_string() });
+        }
+        Ok(Git { root: PathBuf::from(top) })
+    }
+
+    /// A handle on `root` without checking it is a repository: enough for `--patch`,
+    /// which only reads files from disk.
+    pub fn at(root: impl Into<PathBuf>) -> Git {
+        Git { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Read a file's text at a snapshot. `Ok(None)` when the path does not exist there
+    /// (including worktree paths that would escape the repository root, and paths that
+    /// name a directory or submodule rather than a file).
+    pub fn read(&self, snapshot: &Snapshot, path: &str) -> Result<Option<Vec<u8>>, ChangeError> {
+        match snapshot {
+            Snapshot::Commit(rev) => {
+                let listing = self.run(&["ls-tree", "-z", rev, "--", path])?;
+                self.read_blob(tree_entry(&listing, path))
+            }
+            Snapshot::Index => {
+                let listing = self.run(&["ls-files", "--stage", "-z", "--", path])?;
+                self.read_blob(index_entry(&listing, path))
+            }
+            Snapshot::Worktree => Ok(self.read_worktree(path)),
+        }
+    }
+
+    /// Every file path at a snapshot (`git ls-tree -r --name-only`, `git ls-files`),
+    /// sorted.
+    pub fn list_files(&self, snapshot: &Snapshot) -> Result<Vec<String>, ChangeError> {
+        let mut files = match snapshot {
+            Snapshot::Commit(rev) => split_z(&self.run(&["ls-tree", "-r", "--name-only", "-z", rev])?),
+            Snapshot::Index => split_z(&self.run(&["ls-files", "-z"])?),
+            Snapshot::Worktree => {
+                let listed = self.run(&["ls-files", "-z", "--cached", "--others", "--exclude-standard"])?;
+                // Tracked files deleted on disk are still in the index; they are not
+                // part of the working tree.
+                let mut files = split_z(&listed);
+                files.retain(|f| self.root.join(f).symlink_metadata().is_ok());
+                files
+            }
+        };
+        // Unmerged paths are listed once per stage.
+        files.sort();
+        files.dedup();
+        Ok(files)
+    }
+
+    /// The full commit sha `rev` names, or `BadRevision`.
+    pub fn resolve(&self, rev: &str) -> Result<String, ChangeError> {
+        self.try_resolve(rev)?.ok_or_else(|| ChangeError::BadRevision { rev: rev.to_string() })
+    }
+
+    /// Like [`Git::resolve`], but `Ok(None)` when `rev` does not name a commit.
+    pub fn try_resolve(&self, rev: &str) -> Result<Option<String>, ChangeError> {
+        // A leading dash would be taken as an option, not a revision.
+        if rev.is_empty() || rev.starts_with('-') {
+            return Ok(None);
+        }
+        let spec = format!("{rev}^{{commit}}");
+        let output = self.output(&["rev-parse", "--verify", "--quiet", &spec])?;
+        let sha = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        Ok((output.status.success() && !sha.is_empty()).then_some(sha))
+    }
+
+    /// The best common ancestor of two commits, `None` for unrelated histories.
+    pub fn merge_base(&self, a: &str, b: &str) -> Result<Option<String>, ChangeError> {
+        let args = ["merge-base", a, b];
+        let output = self.output(&args)?;
+        let sha = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        match output.status.code() {
+            Some(0) if !sha.is_empty() => Ok(Some(sha)),
+            // Exit 1 with no output: no common ancestor.
+            Some(1) if output.stderr.is_empty() => Ok(None),
+            _ => Err(git_error(&args, &output)),
+        }
+    }
+
+    /// The branch changes are reviewed against: `origin/HEAD` when set, else `main`,
+    /// else `master`.
+    pub fn default_branch(&self) -> Result<String, ChangeError> {
+        for candidate in ["origin/HEAD", "main", "master"] {
+            if self.try_resolve(candidate)?.is_some() {
+                return Ok(candidate.to_string());
+            }
+        }
+        Err(ChangeError::NoDefaultBranch)
+    }
+
+    /// The id of the empty tree, the base of a repository with no commits yet.
+    pub fn empty_tree(&self) -> Result<String, ChangeError> {
+        let sha = self.run(&["hash-object", "-t", "tree", "/dev/null"])?;
+        Ok(String::from_utf8_lossy(&sha).trim().to_string())
+    }
+
+    /// `git diff` with the output format pinned so user configuration (prefixes,
+    /// colour, external diff drivers, textconv, relative paths) cannot change what
+    /// [`crate::parse_patch`] sees. `args` select what to compare.
+    pub fn diff(&self, args: &[&str]) -> Result<String, ChangeError> {
+        let mut full = vec![
+            "-c",
+            "diff.noprefix=false",
+            "-c",
+            "diff.mnemonicPrefix=false",
+            "-c",
+            "diff.suppressBlankEmpty=false",
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-relative",
+            "-M",
+            "-C",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            "--unified=3",
+        ];
+        full.extend_from_slice(args);
+        // Content lines of non-UTF-8 files become lossy; their head text is read
+        // separately and reported as "not valid UTF-8".
+        Ok(String::from_utf8_lossy(&self.run(&full)?).into_owned())
+    }
+
+    /// Run git, failing with its stderr on a non-zero exit.
+    pub fn run(&self, args: &[&str]) -> Result<Vec<u8>, ChangeError> {
+        let output = self.output(args)?;
+        if !output.status.success() {
+            return Err(git_error(args, &output));
+        }
+        Ok(output.stdout)
+    }
+
+    /// Run git and return its output whatever the exit status.
+    fn output(&self, args: &[&str]) -> Result<Output, ChangeError> {
+        base_command(&self.root).args(args).output().map_err(|e| ChangeError::Spawn(e.to_string()))
+    }
+
+    fn read_blob(&self, oid: Option<String>) -> Result<Option<Vec<u8>>, ChangeError> {
+        match oid {
+            Some(oid) => Ok(Some(self.run(&["cat-file", "blob", &oid])?)),
+            None => Ok(None),
+        }
+    }
+
+    fn read_worktree(&self, path: &str) -> Option<Vec<u8>> {
+        // Only plain relative components: `..`, absolute paths and drive prefixes
+        // could reach outside the checkout.
+        let relative = Path::new(path);
+        if path.is_empty() || !relative.components().all(|c| matches!(c, Component::Normal(_))) {
+            return None;
+        }
+        let full = self.root.join(relative);
+        // A symlink inside the tree may still point outside it.
+        let real = full.canonicalize().ok()?;
+        let root = self.root.canonicalize().ok()?;
+        if !real.starts_with(&root) || !real.is_file() {
+            return None;
+        }
+        std::fs::read(real).ok()
+    }
+}
+
+fn base_command(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C")
+        .arg(dir)
+        .args(["--no-pager", "--no-optional-locks", "--literal-pathspecs"])
+        .args(["-c", "core.quotePath=true", "-c", "color.ui=never"])
+        .env("LC_ALL", "C")
+        .env("GIT_PAGER", "cat")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(std::process::Stdio::null());
+    cmd
+}
+
+fn git_error(args: &[&str], output: &Output) -> ChangeError {
+    let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
+    let stderr = if stderr.is_empty() { format!("exit status {}", output.status) } else { stderr };
+    ChangeError::Git { args: args.join(" "), stderr }
+}
+
+fn split_z(bytes: &[u8]) -> Vec<String> {
+    bytes.split(|b| *b == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect()
+}
+
+/// The blob id of exactly `path` in `git ls-tree -z` output (`MODE TYPE OID\tPATH`).
+fn tree_entry(listing: &[u8], path: &str) -> Option<String> {
+    split_z(listing).into_iter().find_map(|entry| {
+        let (meta, name) = entry.split_once('\t')?;
+        let mut fields = meta.split(' ');
+        let (_mode, kind, oid) = (fields.next()?, fields.next()?, fields.next()?);
+        (name == path && kind == "blob").then(|| oid.to_string())
+    })
+}
+
+/// The blob id of exactly `path` in `git ls-files --stage -z` output
+/// (`MODE OID STAGE\tPATH`). During a conflict, stage 2 ("ours") stands in for stage 0.
+fn index_entry(listing: &[u8], path: &str) -> Option<String> {
+    let mut best: Option<(String, String)> = None;
+    for entry in split_z(listing) {
+        let Some((meta, name)) = entry.split_once('\t') else {
+            continue;
+        };
+        let fields: Vec<&str> = meta.split(' ').collect();
+        let [mode, oid, stage] = fields[..] else {
+            continue;
+        };
+        // Submodules (160000) have no blob to read.
+        if name != path || mode == "160000" || !matches!(stage, "0" | "2") {
+            continue;
+        }
+        if best.as_ref().is_none_or(|(s, _)| stage < s.as_str()) {
+            best = Some((stage.to_string(), oid.to_string()));
+        }
+    }
+    best.map(|(_, oid)| oid)
+}

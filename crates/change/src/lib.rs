@@ -1,0 +1,90 @@
+//! The change under review.
+//!
+//! A [`Change`] is what every later stage reads: the files a change touched, their
+//! hunks with old/new line numbers, and the full text of each changed file at the
+//! head side. It is acquired through the `git` CLI ([`git::Git`]) from a commit
+//! range, the index, the working tree, or a patch file ([`Target`]).
+//!
+//! ```no_run
+//! use gauntlet_change::{git::Git, Target, acquire};
+//! let git = Git::discover(std::path::Path::new(".")).unwrap();
+//! let change = acquire(&git, &Target::Default).unwrap();
+//! for file in &change.files {
+//!     println!("{} (+{} -{})", file.diff.path(), file.diff.added(), file.diff.removed());
+//! }
+//! ```
+
+pub mod acquire;
+pub mod diff;
+pub mod git;
+
+pub use acquire::{Target, acquire};
+pub use diff::{DiffLine, FileDiff, FileStatus, Hunk, LineKind, parse_patch};
+
+use serde::Serialize;
+
+/// Errors a user can hit while obtaining a change. Each message says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum ChangeError {
+    #[error("not inside a git repository ({path}): run gauntlet inside a git checkout, or point it at one with -C DIR")]
+    NotARepo { path: String },
+    #[error("revision `{rev}` does not resolve in this repository: check the name, or `git fetch` it first")]
+    BadRevision { rev: String },
+    #[error(
+        "no default branch found (tried origin/HEAD, main, master): pass --base REV, or run `git remote set-head origin --auto`"
+    )]
+    NoDefaultBranch,
+    #[error("could not parse the diff: {0}")]
+    Parse(String),
+    #[error("could not read patch {path}: {message}")]
+    PatchRead { path: String, message: String },
+    #[error("git {args} failed: {stderr}")]
+    Git { args: String, stderr: String },
+    #[error("could not run git: {0} (is git installed and on PATH?)")]
+    Spawn(String),
+}
+
+/// Where the head side of a change lives, so more files can be read from it later
+/// (context files, tool reads).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "rev", rename_all = "snake_case")]
+pub enum Snapshot {
+    /// A commit (full sha).
+    Commit(String),
+    /// The index (`git add`ed content).
+    Index,
+    /// Files on disk.
+    Worktree,
+}
+
+/// One changed file: its diff, and its full text at head when it is a readable text file.
+#[derive(Clone, Debug)]
+pub struct ChangedFile {
+    pub diff: FileDiff,
+    /// Full head text. `None` for deleted, binary, non-UTF-8 or unreadable files; see `unreadable`.
+    pub head_text: Option<String>,
+    /// Why `head_text` is `None`, for the report's `not_reviewed[]` ("deleted", "binary", ...).
+    pub unreadable: Option<String>,
+}
+
+/// A change: the files it touched between `base` and `head`.
+#[derive(Clone, Debug)]
+pub struct Change {
+    /// Resolved base (full sha), or a label such as `HEAD` / `patch` when there is no commit.
+    pub base: String,
+    /// Resolved head (full sha), or `INDEX` / `WORKTREE` / `patch`.
+    pub head: String,
+    /// Where more head files can be read from.
+    pub snapshot: Snapshot,
+    pub files: Vec<ChangedFile>,
+}
+
+impl Change {
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    pub fn file(&self, path: &str) -> Option<&ChangedFile> {
+        self.files.iter().find(|f| f.diff.new_path.as_deref() == Some(path))
+    }
+}

@@ -1,0 +1,81 @@
+//! What the user typed: clap definitions, nothing resolved yet (see `settings`).
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "gauntlet", version, about = "A pre-merge AI code reviewer built for precision")]
+pub struct Cli {
+    /// Run as if started in DIR.
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Use this config file instead of `gauntlet.toml` at the repository root.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Review a change and print the report (never posts anywhere).
+    Review(ReviewArgs),
+    /// Write a commented starter gauntlet.toml at the repository root.
+    Init {
+        /// Overwrite an existing gauntlet.toml.
+        #[arg(long)]
+        force: bool,
+    },
+    /// List the reviewers and whether each would run on the change, and why.
+    Reviewers(ChangeArgs),
+}
+
+/// Which change to review.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ChangeArgs {
+    /// Base revision (reviews merge-base(BASE, HEAD)..HEAD).
+    #[arg(long, value_name = "REV", conflicts_with_all = ["staged", "worktree", "patch"])]
+    pub base: Option<String>,
+    /// Head revision (default HEAD).
+    #[arg(long, value_name = "REV", requires = "base")]
+    pub head: Option<String>,
+    /// Review staged changes.
+    #[arg(long, conflicts_with_all = ["worktree", "patch"])]
+    pub staged: bool,
+    /// Review uncommitted changes to tracked files (staged and unstaged).
+    #[arg(long, conflicts_with = "patch")]
+    pub worktree: bool,
+    /// Review a unified diff from FILE, or from stdin with `-`.
+    #[arg(long, value_name = "FILE")]
+    pub patch: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    #[command(flatten)]
+    pub change: ChangeArgs,
+    /// Provider for every tier: anthropic, openai or command.
+    #[arg(long, value_name = "NAME")]
+    pub provider: Option<String>,
+    /// Model for every tier.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Output format: terminal, json or markdown.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// Show dropped findings and why.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Model calls in flight at once.
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Minimum validator confidence to publish (0, 25, 50, 75 or 100).
+    #[arg(long, value_name = "N")]
+    pub threshold: Option<u8>,
+    /// Run only these reviewers (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub reviewers: Vec<String>,
+    /// Colour: auto, always or never.
+    #[arg(long, default_value = "auto", value_name = "WHEN")]
+    pub color: String,
+}

@@ -1,0 +1,5 @@
+//! One file per command.
+
+pub mod init;
+pub mod review;
+pub mod reviewers;

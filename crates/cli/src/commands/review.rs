@@ -1,0 +1,101 @@
+//! `gauntlet review`: review a change and print the report. This command has no
+//! path to any code host: it only prints.
+
+use crate::args::{ChangeArgs, ReviewArgs};
+use crate::providers;
+use crate::settings::{Env, Settings};
+use anyhow::{Context, Result};
+use gauntlet_change::acquire::PatchSource;
+use gauntlet_change::{Target, git::Git};
+use gauntlet_report::{Format, Options};
+use gauntlet_review::fence::Fence;
+use gauntlet_review::pipeline::{self, Input, RepoHead};
+use gauntlet_review::review::{Review, SCHEMA_VERSION, Skip};
+use gauntlet_review::{guidance, rules};
+use std::io::Read;
+use std::path::Path;
+
+/// The change the flags name.
+pub fn target(args: &ChangeArgs) -> Result<Target> {
+    Ok(if let Some(patch) = &args.patch {
+        if patch == Path::new("-") {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).context("reading the patch from stdin")?;
+            Target::Patch(PatchSource::Text(text))
+        } else {
+            Target::Patch(PatchSource::File(patch.clone()))
+        }
+    } else if let Some(base) = &args.base {
+        Target::Range { base: base.clone(), head: args.head.clone() }
+    } else if args.staged {
+        Target::Staged
+    } else if args.worktree {
+        Target::Worktree
+    } else {
+        Target::Default
+    })
+}
+
+/// How the run ended, for the exit code.
+pub enum Outcome {
+    Done,
+    /// Every reviewer failed: nothing was reviewed.
+    NothingReviewed,
+}
+
+pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tty: bool) -> Result<Outcome> {
+    let settings = Settings::resolve(git.root(), config, args, env, is_tty)?;
+    let format: Format = settings.format.parse()?;
+    let opts = Options { verbose: settings.verbose, color: settings.color && format == Format::Terminal };
+    let change = gauntlet_change::acquire(git, &target(&args.change)?)?;
+
+    let all = rules::load(git.root())?;
+    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
+    let selected: Vec<_> = rules::select(&all, &paths, &settings.disable, &settings.only)
+        .into_iter()
+        .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
+        .map(|(r, _)| r.clone())
+        .collect();
+    let rules_version = rules::version(&selected.iter().collect::<Vec<_>>());
+    let skip = |reason: &str| -> Result<Outcome> {
+        let review = Review {
+            schema_version: SCHEMA_VERSION,
+            base: change.base.clone(),
+            head: change.head.clone(),
+            rules_version: rules_version.clone(),
+            skipped: Some(Skip { reason: reason.to_string() }),
+            ..Review::default()
+        };
+        print!("{}", gauntlet_report::render(&review, format, &opts));
+        Ok(Outcome::Done)
+    };
+    if change.is_empty() {
+        return skip("the change is empty: nothing to review between base and head");
+    }
+    if selected.is_empty() {
+        return skip("no reviewer applies to the changed files (see `gauntlet reviewers`)");
+    }
+
+    let models = providers::build(&settings, env)?;
+    let guidance = guidance::load(git, &change)?;
+    let head = RepoHead::new(git, &change)?;
+    let fence = Fence::new(&mut rand::rng(), gauntlet_review::prompt::untrusted_texts(&change, &guidance));
+    let input = Input { change: &change, reviewers: selected, guidance, head: &head, rules_version, fence };
+    let pipeline_opts = pipeline::Options {
+        concurrency: settings.concurrency,
+        threshold: settings.threshold,
+        region_lines: settings.region_lines,
+        validator_tier: settings.validator_tier,
+    };
+    eprintln!(
+        "gauntlet: reviewing {} file(s) with {} reviewer(s) on {}",
+        change.files.len(),
+        input.reviewers.len(),
+        models.label(gauntlet_model::Tier::Standard)
+    );
+    let runtime = tokio::runtime::Runtime::new()?;
+    let review = runtime.block_on(pipeline::run(&input, &models, &pipeline_opts));
+    print!("{}", gauntlet_report::render(&review, format, &opts));
+    let find_gaps = review.gaps.iter().filter(|g| g.step == "find").count();
+    Ok(if find_gaps == input.reviewers.len() { Outcome::NothingReviewed } else { Outcome::Done })
+}

@@ -1,0 +1,60 @@
+//! The `gauntlet` binary: flags, settings, wiring. Errors surface once, here, with
+//! one exit-code policy: 0 when the command did its job (findings or not, skips
+//! included), 1 when a review ran but reviewed nothing (every reviewer failed),
+//! 2 for errors the user must fix (not a repository, bad revision, bad config).
+
+mod args;
+mod commands;
+mod providers;
+mod settings;
+
+use anyhow::Result;
+use clap::Parser;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("gauntlet: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn run(cli: args::Cli) -> Result<ExitCode> {
+    let dir = match &cli.dir {
+        Some(d) => d.clone(),
+        None => std::env::current_dir()?,
+    };
+    let config = cli.config.as_deref();
+    match &cli.command {
+        args::Command::Init { force } => {
+            let git = gauntlet_change::git::Git::discover(&dir)?;
+            commands::init::run(git.root(), *force)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        args::Command::Reviewers(change) => {
+            let git = gauntlet_change::git::Git::discover(&dir)?;
+            commands::reviewers::run(&git, config, change)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        args::Command::Review(review) => {
+            let git = gauntlet_change::git::Git::discover(&dir)?;
+            let tty = std::io::stdout().is_terminal();
+            match commands::review::run(&git, config, review, &env_var, tty)? {
+                commands::review::Outcome::Done => Ok(ExitCode::SUCCESS),
+                commands::review::Outcome::NothingReviewed => {
+                    eprintln!("gauntlet: every reviewer failed; see the coverage gaps above");
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Building the provider of each tier from resolved settings.
+
+use crate::settings::{Env, ModelSpec, Settings};
+use anyhow::{Context, Result, bail};
+use gauntlet_model::anthropic::{Anthropic, AnthropicConfig};
+use gauntlet_model::command::{Command, CommandConfig, Protocol};
+use gauntlet_model::openai::{Azure, OpenAi, OpenAiConfig};
+use gauntlet_model::retry::{RetryPolicy, Retrying};
+use gauntlet_model::{Provider, Tier};
+use gauntlet_review::pipeline::Models;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub const NO_PROVIDER: &str = "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY \
+(or OPENAI_BASE_URL for a local server such as Ollama), pass --provider NAME --model NAME, \
+or set [models] in gauntlet.toml (run `gauntlet init` for a commented example)";
+
+pub fn build(settings: &Settings, env: &Env) -> Result<Models> {
+    let specs = settings.models.as_ref().context(NO_PROVIDER)?;
+    let mut policy = RetryPolicy::default();
+    if let Some(secs) = settings.file.network.timeout_secs {
+        policy.timeout = Duration::from_secs(secs);
+    }
+    if let Some(n) = settings.file.network.max_attempts {
+        policy.max_attempts = n.max(1);
+    }
+    // Tiers that name the same provider and model share one client.
+    let mut built: BTreeMap<(String, String), Arc<dyn Provider>> = BTreeMap::new();
+    let mut tiers = Vec::new();
+    for tier in Tier::ALL {
+        let spec = &specs[&tier];
+        let key = (spec.provider.clone(), spec.model.clone());
+        if !built.contains_key(&key) {
+            let p = one(spec, settings, env)?;
+            built.insert(key.clone(), Arc::new(Retrying::new(p, policy)));
+        }
+        tiers.push(built[&key].clone());
+    }
+    Ok(Models::new(tiers[0].clone(), tiers[1].clone(), tiers[2].clone()))
+}
+
+fn one(spec: &ModelSpec, settings: &Settings, env: &Env) -> Result<Arc<dyn Provider>> {
+    let providers = &settings.file.providers;
+    Ok(match spec.provider.as_str() {
+        "anthropic" => {
+            let key = env("ANTHROPIC_API_KEY").context(
+                "provider anthropic needs ANTHROPIC_API_KEY in the environment (keys are never read from files)",
+            )?;
+            let mut config = AnthropicConfig::new(key, &spec.model);
+            if let Some(url) = env("ANTHROPIC_BASE_URL").or(providers.anthropic.base_url.clone()) {
+                config.base_url = url;
+            }
+            Arc::new(Anthropic::new(config)?)
+        }
+        "openai" => {
+            let mut config = OpenAiConfig::new(env("OPENAI_API_KEY"), &spec.model);
+            if let Some(url) = env("OPENAI_BASE_URL").or(providers.openai.base_url.clone()) {
+                config.base_url = url;
+            }
+            if let Some(deployment) = &providers.openai.azure_deployment {
+                let api_version = providers.openai.azure_api_version.clone().unwrap_or_else(|| "2024-10-21".into());
+                config.azure = Some(Azure { deployment: deployment.clone(), api_version });
+            }
+            Arc::new(OpenAi::new(config)?)
+        }
+        "command" => {
+            let section = providers
+                .command
+                .as_ref()
+                .context("provider command needs [providers.command] program = \"...\" in gauntlet.toml")?;
+            let protocol = match section.protocol.as_deref().unwrap_or("json") {
+                "json" => Protocol::Json,
+                "text" => Protocol::Text,
+                other => bail!("[providers.command] protocol = \"{other}\": use \"json\" or \"text\""),
+            };
+            let mut config = CommandConfig::new(&section.program, section.args.clone(), protocol);
+            config.model = Some(spec.model.clone());
+            Arc::new(Command::new(config))
+        }
+        other => bail!("unknown provider `{other}`: use anthropic, openai or command"),
+    })
+}

@@ -1,0 +1,257 @@
+//! Flags + `gauntlet.toml` + environment, resolved once into one read-only
+//! [`Settings`] (flags win over the environment, which wins over the file).
+
+use crate::args::ReviewArgs;
+use anyhow::{Context, Result, bail};
+use gauntlet_model::Tier;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub const FILE_NAME: &str = "gauntlet.toml";
+
+/// `gauntlet.toml` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    #[serde(default)]
+    pub review: ReviewSection,
+    #[serde(default)]
+    pub reviewers: ReviewersSection,
+    #[serde(default)]
+    pub models: ModelsSection,
+    #[serde(default)]
+    pub providers: ProvidersSection,
+    #[serde(default)]
+    pub network: NetworkSection,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewSection {
+    pub threshold: Option<u8>,
+    pub concurrency: Option<usize>,
+    pub region_lines: Option<u32>,
+    pub validator_tier: Option<Tier>,
+    pub format: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewersSection {
+    #[serde(default)]
+    pub disable: Vec<String>,
+    #[serde(default)]
+    pub only: Vec<String>,
+}
+
+/// Each tier as `"provider:model"`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelsSection {
+    pub fast: Option<String>,
+    pub standard: Option<String>,
+    pub deep: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProvidersSection {
+    #[serde(default)]
+    pub anthropic: AnthropicSection,
+    #[serde(default)]
+    pub openai: OpenAiSection,
+    pub command: Option<CommandSection>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnthropicSection {
+    pub base_url: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenAiSection {
+    pub base_url: Option<String>,
+    /// Azure OpenAI: the deployment name (the model name is then only a label).
+    pub azure_deployment: Option<String>,
+    pub azure_api_version: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandSection {
+    pub program: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// `json` (default) or `text`.
+    pub protocol: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSection {
+    pub timeout_secs: Option<u64>,
+    pub max_attempts: Option<u32>,
+}
+
+/// Read `path`, or defaults when it does not exist and was not asked for by name.
+pub fn read_file(path: &Path, explicit: bool) -> Result<FileConfig> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => return Ok(FileConfig::default()),
+        Err(e) => bail!("cannot read {}: {e}", path.display()),
+    };
+    toml::from_str(&text).map_err(|e| {
+        let line = e.span().map(|s| text[..s.start].lines().count().max(1));
+        let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+        anyhow::anyhow!("{}{at}: {}; see `gauntlet init` for the valid keys", path.display(), e.message())
+    })
+}
+
+/// A tier's model: which provider, which model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelSpec {
+    pub provider: String,
+    pub model: String,
+}
+
+impl ModelSpec {
+    fn parse(text: &str, origin: &str) -> Result<ModelSpec> {
+        let (provider, model) = text.split_once(':').with_context(|| {
+            format!("{origin}: `{text}` should be \"provider:model\", e.g. \"anthropic:claude-sonnet-4-5\"")
+        })?;
+        Ok(ModelSpec { provider: provider.trim().to_string(), model: model.trim().to_string() })
+    }
+}
+
+/// Resolved settings for `review` (and the commands that share its parts).
+#[derive(Debug)]
+pub struct Settings {
+    pub threshold: u8,
+    pub concurrency: usize,
+    pub region_lines: u32,
+    pub validator_tier: Tier,
+    pub format: String,
+    pub verbose: bool,
+    pub color: bool,
+    pub disable: Vec<String>,
+    pub only: Vec<String>,
+    /// `None` when nothing is configured and nothing could be detected.
+    pub models: Option<BTreeMap<Tier, ModelSpec>>,
+    pub file: FileConfig,
+}
+
+/// Default model of each tier per provider, used when only a provider is known.
+fn default_model(provider: &str, tier: Tier) -> Option<&'static str> {
+    Some(match (provider, tier) {
+        ("anthropic", Tier::Fast) => "claude-haiku-4-5",
+        ("anthropic", Tier::Standard) => "claude-sonnet-4-5",
+        ("anthropic", Tier::Deep) => "claude-opus-4-1",
+        ("openai", Tier::Fast) => "gpt-4.1-mini",
+        ("openai", _) => "gpt-4.1",
+        _ => return None,
+    })
+}
+
+/// The environment, passed in so resolution is testable.
+pub type Env = dyn Fn(&str) -> Option<String>;
+
+fn resolve_models(args: &ReviewArgs, file: &FileConfig, env: &Env) -> Result<Option<BTreeMap<Tier, ModelSpec>>> {
+    let provider = args.provider.clone().or_else(|| env("GAUNTLET_PROVIDER"));
+    let model = args.model.clone().or_else(|| env("GAUNTLET_MODEL"));
+    if let Some(provider) = provider {
+        let mut map = BTreeMap::new();
+        for tier in Tier::ALL {
+            let model = match (&model, default_model(&provider, tier)) {
+                (Some(m), _) => m.clone(),
+                (None, Some(d)) => d.to_string(),
+                (None, None) if provider == "command" => "command".to_string(),
+                (None, None) => bail!("--provider {provider} needs --model NAME (no default model is known for it)"),
+            };
+            map.insert(tier, ModelSpec { provider: provider.clone(), model });
+        }
+        return Ok(Some(map));
+    }
+    if model.is_some() {
+        bail!("--model needs --provider (or [models] in {FILE_NAME})");
+    }
+    let m = &file.models;
+    if let Some(standard) = &m.standard {
+        let standard = ModelSpec::parse(standard, "[models] standard")?;
+        let pick = |v: &Option<String>, key: &str| -> Result<ModelSpec> {
+            v.as_deref().map_or(Ok(standard.clone()), |t| ModelSpec::parse(t, key))
+        };
+        let map = BTreeMap::from([
+            (Tier::Fast, pick(&m.fast, "[models] fast")?),
+            (Tier::Deep, pick(&m.deep, "[models] deep")?),
+            (Tier::Standard, standard.clone()),
+        ]);
+        return Ok(Some(map));
+    }
+    if m.fast.is_some() || m.deep.is_some() {
+        bail!("[models] in {FILE_NAME} sets fast or deep but not standard; standard is required");
+    }
+    // Nothing configured: detect from the environment.
+    let detected = if env("ANTHROPIC_API_KEY").is_some() {
+        "anthropic"
+    } else if env("OPENAI_API_KEY").is_some() || env("OPENAI_BASE_URL").is_some() {
+        "openai"
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(
+        Tier::ALL
+            .iter()
+            .map(|t| {
+                (
+                    *t,
+                    ModelSpec {
+                        provider: detected.into(),
+                        model: default_model(detected, *t).unwrap_or_default().into(),
+                    },
+                )
+            })
+            .collect(),
+    ))
+}
+
+impl Settings {
+    pub fn resolve(root: &Path, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tty: bool) -> Result<Settings> {
+        let path = config.map(Path::to_path_buf).unwrap_or_else(|| root.join(FILE_NAME));
+        let file = read_file(&path, config.is_some())?;
+        let threshold = args.threshold.or(file.review.threshold).unwrap_or(75);
+        if ![0, 25, 50, 75, 100].contains(&threshold) {
+            bail!("threshold {threshold} is not on the confidence rubric: use 0, 25, 50, 75 or 100");
+        }
+        let concurrency = args.concurrency.or(file.review.concurrency).unwrap_or(4);
+        if concurrency == 0 {
+            bail!("concurrency must be at least 1");
+        }
+        let format = args.format.clone().or(file.review.format.clone()).unwrap_or_else(|| "terminal".into());
+        let color = match args.color.as_str() {
+            "always" => true,
+            "never" => false,
+            "auto" => is_tty && env("NO_COLOR").is_none(),
+            other => bail!("--color {other}: use auto, always or never"),
+        };
+        let models = resolve_models(args, &file, env)?;
+        Ok(Settings {
+            threshold,
+            concurrency,
+            region_lines: file.review.region_lines.unwrap_or(30),
+            validator_tier: file.review.validator_tier.unwrap_or(Tier::Standard),
+            format,
+            verbose: args.verbose,
+            color,
+            disable: file.reviewers.disable.clone(),
+            only: if args.reviewers.is_empty() { file.reviewers.only.clone() } else { args.reviewers.clone() },
+            models,
+            file,
+        })
+    }
+}
+
+/// The starter file `gauntlet init` writes.
+pub const STARTER: &str = include_str!("starter.toml");

@@ -1,0 +1,200 @@
+//! Test support: a temporary git repository and in-process fakes of the model wire
+//! formats that keep state and play scripted answers.
+
+#![allow(dead_code)]
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output().expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A repository whose `main` holds `base` files and whose `feature` branch (checked
+/// out) changes them to `head` files, committed.
+pub fn repo(base: &[(&str, &str)], head: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    git(d, &["config", "user.email", "t@example.com"]);
+    git(d, &["config", "user.name", "t"]);
+    write_all(d, base);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "base"]);
+    git(d, &["checkout", "-q", "-b", "feature"]);
+    write_all(d, head);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "change"]);
+    dir
+}
+
+fn write_all(d: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let p = d.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_gauntlet"))
+}
+
+/// Which wire format a fake speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    Anthropic,
+    OpenAi,
+}
+
+/// One scripted exchange: requests matching (step, reviewer, claim) get `answers`
+/// in turn. Matching on content, not arrival order, keeps concurrency harmless.
+#[derive(Clone, Debug)]
+pub struct Script {
+    pub step: &'static str,
+    pub reviewer: Option<&'static str>,
+    pub claim: Option<&'static str>,
+    pub answers: Vec<String>,
+}
+
+pub fn finder(reviewer: &'static str, findings: Value) -> Script {
+    Script {
+        step: "find",
+        reviewer: Some(reviewer),
+        claim: None,
+        answers: vec![json!({ "findings": findings }).to_string()],
+    }
+}
+
+pub fn verdict(step: &'static str, claim: &'static str, answers: &[Value]) -> Script {
+    Script { step, reviewer: None, claim: Some(claim), answers: answers.iter().map(Value::to_string).collect() }
+}
+
+#[derive(Clone, Debug)]
+pub struct Seen {
+    pub step: String,
+    pub reviewer: Option<String>,
+    pub body: Value,
+}
+
+#[derive(Default)]
+struct State {
+    scripts: Vec<(Script, usize)>,
+    seen: Vec<Seen>,
+}
+
+#[derive(Clone)]
+pub struct Fake {
+    wire: Wire,
+    state: Arc<Mutex<State>>,
+    /// Answer for finders without a script.
+    default_findings: String,
+}
+
+impl Fake {
+    pub async fn start(wire: Wire, scripts: Vec<Script>) -> (MockServer, Fake) {
+        let server = MockServer::start().await;
+        let fake = Fake {
+            wire,
+            state: Arc::new(Mutex::new(State { scripts: scripts.into_iter().map(|s| (s, 0)).collect(), seen: vec![] })),
+            default_findings: json!({"findings": []}).to_string(),
+        };
+        Mock::given(method("POST")).respond_with(fake.clone()).mount(&server).await;
+        (server, fake)
+    }
+
+    pub fn seen(&self) -> Vec<Seen> {
+        self.state.lock().unwrap().seen.clone()
+    }
+
+    pub fn count(&self, step: &str) -> usize {
+        self.seen().iter().filter(|s| s.step == step).count()
+    }
+}
+
+/// The pipeline step a request belongs to, read from what the model is asked.
+fn classify(body: &Value, text: &str) -> (String, Option<String>) {
+    let schema_name =
+        body["tool_choice"]["name"].as_str().or(body["response_format"]["json_schema"]["name"].as_str()).unwrap_or("");
+    let step = match schema_name {
+        "report_findings" => "find",
+        "report_verdict" if text.contains("This is a second pass") => "revalidate",
+        "report_verdict" => "validate",
+        other => other,
+    };
+    let reviewer = text.split("You are the `").nth(1).and_then(|rest| rest.split('`').next()).map(str::to_string);
+    (step.to_string(), reviewer)
+}
+
+impl Respond for Fake {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&req.body).expect("requests are JSON");
+        let text = body.to_string();
+        let (step, reviewer) = classify(&body, &text);
+        let mut state = self.state.lock().unwrap();
+        state.seen.push(Seen { step: step.clone(), reviewer: reviewer.clone(), body: body.clone() });
+        let script = state.scripts.iter_mut().find(|(s, _)| {
+            s.step == step
+                && s.reviewer.is_none_or(|r| reviewer.as_deref() == Some(r))
+                && s.claim.is_none_or(|c| text.contains(c))
+        });
+        let answer = match script {
+            Some((s, used)) => {
+                let a = s.answers[(*used).min(s.answers.len() - 1)].clone();
+                *used += 1;
+                a
+            }
+            None if step == "find" => self.default_findings.clone(),
+            None => return ResponseTemplate::new(500).set_body_string(format!("no script for {step} {reviewer:?}")),
+        };
+        ResponseTemplate::new(200).set_body_json(self.wire_answer(&body, &answer))
+    }
+}
+
+impl Fake {
+    fn wire_answer(&self, body: &Value, answer: &str) -> Value {
+        let usage_in = 1000;
+        match self.wire {
+            Wire::Anthropic => {
+                let content = match serde_json::from_str::<Value>(answer) {
+                    Ok(input) if input.is_object() => {
+                        json!([{"type": "tool_use", "id": "toolu_1", "name": body["tool_choice"]["name"], "input": input}])
+                    }
+                    _ => json!([{"type": "text", "text": answer}]),
+                };
+                json!({"id": "msg_1", "type": "message", "role": "assistant", "model": body["model"],
+                       "content": content, "stop_reason": "tool_use",
+                       "usage": {"input_tokens": 100, "output_tokens": 50,
+                                 "cache_read_input_tokens": usage_in, "cache_creation_input_tokens": 0}})
+            }
+            Wire::OpenAi => json!({"id": "c1", "object": "chat.completion", "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}],
+                "usage": {"prompt_tokens": usage_in + 100, "completion_tokens": 50,
+                          "prompt_tokens_details": {"cached_tokens": usage_in}}}),
+        }
+    }
+}
+
+/// Run `gauntlet` in `dir` against a fake; returns (exit code, stdout, stderr).
+pub async fn gauntlet(dir: &Path, wire: Wire, server: &MockServer, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = tokio::process::Command::new(bin());
+    cmd.current_dir(dir)
+        .args(args)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL");
+    match wire {
+        Wire::Anthropic => cmd.env("ANTHROPIC_API_KEY", "test-key-anthropic").env("ANTHROPIC_BASE_URL", server.uri()),
+        Wire::OpenAi => {
+            cmd.env("OPENAI_API_KEY", "test-key-openai").env("OPENAI_BASE_URL", format!("{}/v1", server.uri()))
+        }
+    };
+    let out = cmd.output().await.expect("gauntlet runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}

@@ -1,0 +1,296 @@
+//! Anthropic Messages API (`POST {base}/v1/messages`), hand-written over reqwest.
+//!
+//! The shared blocks become `system` text blocks with a cache breakpoint on the
+//! last one, so the reviewer and validator calls of one run (which often go out in
+//! parallel) read the same cached prefix instead of paying for it each time.
+//!
+//! Structured output goes through a forced tool: the schema is offered as a tool
+//! named [`Schema::name`] and `tool_choice` pins it, so the answer arrives as the
+//! tool's `input`. In a tool loop (`tools` non-empty) the choice stays `auto` and
+//! the schema tool is offered next to the real tools; calling it ends the loop.
+
+use crate::http;
+use crate::{ModelError, Provider, Request, Response, Schema, ToolCall, Turn, Usage};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub const API_VERSION: &str = "2023-06-01";
+const NAME: &str = "anthropic";
+
+/// Connection settings. The key is passed in; only [`AnthropicConfig::from_env`]
+/// reads the environment.
+#[derive(Clone)]
+pub struct AnthropicConfig {
+    /// Without trailing `/v1`, e.g. `https://api.anthropic.com`.
+    pub base_url: String,
+    pub api_key: String,
+    pub model: String,
+    /// Sent with every request, e.g. `anthropic-beta`.
+    pub extra_headers: Vec<(String, String)>,
+}
+
+impl AnthropicConfig {
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
+        AnthropicConfig {
+            base_url: DEFAULT_BASE_URL.to_string(),
+            api_key: api_key.into(),
+            model: model.into(),
+            extra_headers: Vec::new(),
+        }
+    }
+
+    /// Reads `ANTHROPIC_API_KEY` (required) and `ANTHROPIC_BASE_URL` (optional).
+    pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
+        let key = std::env::var("ANTHROPIC_API_KEY").ok().filter(|k| !k.trim().is_empty()).ok_or_else(|| {
+            ModelError::Config { provider: NAME.to_string(), message: "ANTHROPIC_API_KEY is not set".to_string() }
+        })?;
+        let mut config = AnthropicConfig::new(key, model);
+        if let Some(url) = std::env::var("ANTHROPIC_BASE_URL").ok().filter(|u| !u.is_empty()) {
+            config.base_url = url;
+        }
+        Ok(config)
+    }
+}
+
+/// Hand-written so the key never lands in logs or panic messages.
+impl std::fmt::Debug for AnthropicConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnthropicConfig")
+            .field("base_url", &self.base_url)
+            .field("api_key", &"[redacted]")
+            .field("model", &self.model)
+            .field("extra_headers", &self.extra_headers.iter().map(|(k, _)| k).collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+#[derive(Debug)]
+pub struct Anthropic {
+    config: AnthropicConfig,
+    client: reqwest::Client,
+}
+
+impl Anthropic {
+    pub fn new(config: AnthropicConfig) -> Result<Self, ModelError> {
+        http::check_headers(NAME, &config.extra_headers)?;
+        Ok(Anthropic { client: http::client(NAME)?, config })
+    }
+
+    pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
+        Anthropic::new(AnthropicConfig::from_env(model)?)
+    }
+
+    fn url(&self) -> String {
+        format!("{}/v1/messages", self.config.base_url.trim_end_matches('/'))
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for Anthropic {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
+        let body = build_body(&self.config.model, request);
+        let mut req = self
+            .client
+            .post(self.url())
+            .header("x-api-key", &self.config.api_key)
+            .header("anthropic-version", API_VERSION)
+            .json(&body);
+        for (k, v) in &self.config.extra_headers {
+            req = req.header(k, v);
+        }
+        let wire: WireResponse = http::post_json(NAME, Some(&self.config.api_key), req).await?;
+        Ok(parse_response(wire, request.schema.as_ref()))
+    }
+}
+
+// ---- wire format -------------------------------------------------------------
+
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    system: Vec<Block<'a>>,
+    messages: Vec<Message<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<ToolChoice<'a>>,
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'static str,
+    content: Vec<Block<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Text {
+        text: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: &'a Value,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        content: &'a str,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+#[derive(Serialize)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct WireTool<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    description: &'a str,
+    input_schema: &'a Value,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ToolChoice<'a> {
+    Auto,
+    Tool { name: &'a str },
+}
+
+#[derive(Deserialize)]
+struct WireResponse {
+    #[serde(default)]
+    content: Vec<ResponseBlock>,
+    #[serde(default)]
+    usage: WireUsage,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ResponseBlock {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    /// Thinking, redacted thinking and future block types carry nothing we use.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize, Default)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+}
+
+// ---- mapping -----------------------------------------------------------------
+
+fn build_body<'a>(model: &'a str, request: &'a Request) -> WireRequest<'a> {
+    let last = request.shared.len().saturating_sub(1);
+    let system = request
+        .shared
+        .iter()
+        .enumerate()
+        .map(|(i, text)| Block::Text { text, cache_control: (i == last).then_some(CacheControl { kind: "ephemeral" }) })
+        .collect();
+    let mut tools: Vec<WireTool> = request
+        .tools
+        .iter()
+        .map(|t| WireTool { name: &t.name, description: &t.description, input_schema: &t.input_schema })
+        .collect();
+    let mut tool_choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
+    if let Some(schema) = &request.schema {
+        tools.push(WireTool {
+            name: &schema.name,
+            description: "Submit the final answer.",
+            input_schema: &schema.json,
+        });
+        if request.tools.is_empty() {
+            tool_choice = Some(ToolChoice::Tool { name: &schema.name });
+        }
+    }
+    WireRequest {
+        model,
+        max_tokens: request.max_tokens,
+        system,
+        messages: request.turns.iter().map(message).collect(),
+        tools,
+        tool_choice,
+    }
+}
+
+fn message(turn: &Turn) -> Message<'_> {
+    match turn {
+        Turn::User { text } => Message { role: "user", content: vec![Block::Text { text, cache_control: None }] },
+        Turn::Assistant { text, tool_calls } => {
+            // The API rejects empty text blocks, which tool-only turns would produce.
+            let text = (!text.is_empty()).then_some(Block::Text { text, cache_control: None });
+            let calls = tool_calls.iter().map(|c| Block::ToolUse { id: &c.id, name: &c.name, input: &c.input });
+            Message { role: "assistant", content: text.into_iter().chain(calls).collect() }
+        }
+        Turn::ToolResults { results } => Message {
+            role: "user",
+            content: results
+                .iter()
+                .map(|r| Block::ToolResult { tool_use_id: &r.id, content: &r.content, is_error: r.is_error })
+                .collect(),
+        },
+    }
+}
+
+fn parse_response(wire: WireResponse, schema: Option<&Schema>) -> Response {
+    let mut text = String::new();
+    let mut answer = None;
+    let mut tool_calls = Vec::new();
+    for block in wire.content {
+        match block {
+            ResponseBlock::Text { text: t } => text.push_str(&t),
+            ResponseBlock::ToolUse { name, input, .. }
+                if answer.is_none() && schema.is_some_and(|s| s.name == name) =>
+            {
+                answer = Some(input.to_string());
+            }
+            ResponseBlock::ToolUse { id, name, input } => tool_calls.push(ToolCall { id, name, input }),
+            ResponseBlock::Other => {}
+        }
+    }
+    let u = wire.usage;
+    Response {
+        json: answer.unwrap_or(text),
+        tool_calls,
+        usage: Usage {
+            input: u.input_tokens,
+            output: u.output_tokens,
+            cache_read: u.cache_read_input_tokens.unwrap_or(0),
+            cache_write: u.cache_creation_input_tokens.unwrap_or(0),
+        },
+    }
+}

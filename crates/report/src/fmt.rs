@@ -1,0 +1,162 @@
+//! Small formatting helpers shared by the human formats.
+
+use gauntlet_review::Review;
+use gauntlet_review::finding::DropReason;
+use gauntlet_review::review::Funnel;
+
+/// A revision as shown to people: full commit ids shortened to 12 characters,
+/// anything else (`origin/main`, `HEAD`) as given.
+pub(crate) fn short_rev(rev: &str) -> &str {
+    let looks_like_sha = rev.len() > 12 && rev.chars().all(|c| c.is_ascii_hexdigit());
+    if looks_like_sha { &rev[..12] } else { rev }
+}
+
+pub(crate) fn funnel(f: &Funnel) -> String {
+    format!(
+        "candidates {} → grounded {} → survived {} → published {}",
+        f.candidates, f.grounded, f.survived, f.published
+    )
+}
+
+/// Milliseconds as `850ms`, `12.3s` or `2m05s`.
+pub(crate) fn wall(ms: u64) -> String {
+    if ms < 1_000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", ms as f64 / 1_000.0)
+    } else {
+        let secs = ms / 1_000;
+        format!("{}m{:02}s", secs / 60, secs % 60)
+    }
+}
+
+/// A token count with thousands separators.
+pub(crate) fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    // Digits left before the next separator; the first group may be short.
+    let mut left = (digits.len() + 2) % 3 + 1;
+    for c in digits.chars() {
+        if left == 0 {
+            out.push(',');
+            left = 3;
+        }
+        out.push(c);
+        left -= 1;
+    }
+    out
+}
+
+pub(crate) fn cost(usd: Option<f64>) -> String {
+    match usd {
+        Some(c) if c.is_finite() => format!("${c:.4}"),
+        _ => "n/a".to_string(),
+    }
+}
+
+pub(crate) const USAGE_HEADERS: [&str; 9] = ["step", "tier", "model", "calls", "in", "out", "cached", "cost", "wall"];
+
+/// Columns of [`USAGE_HEADERS`] that hold numbers (right-aligned).
+pub(crate) const USAGE_NUMERIC: [bool; 9] = [false, false, false, true, true, true, true, true, true];
+
+/// One row per step, then a total row when there is more than one step. The
+/// total cost is marked partial when some step's price is unknown.
+pub(crate) fn usage_rows(review: &Review) -> Vec<[String; 9]> {
+    let mut rows: Vec<[String; 9]> = review
+        .usage
+        .iter()
+        .map(|u| {
+            [
+                u.step.clone(),
+                u.tier.clone(),
+                u.model.clone(),
+                u.calls.to_string(),
+                count(u.input),
+                count(u.output),
+                count(u.cached),
+                cost(u.cost),
+                wall(u.wall_ms),
+            ]
+        })
+        .collect();
+    if review.usage.len() > 1 {
+        rows.push(total_row(review));
+    }
+    rows
+}
+
+fn total_row(review: &Review) -> [String; 9] {
+    let u = &review.usage;
+    let known: Vec<f64> = u.iter().filter_map(|s| s.cost).collect();
+    let total_cost = match known.len() {
+        0 => "n/a".to_string(),
+        n if n == u.len() => cost(Some(known.iter().sum())),
+        _ => format!("{} + n/a", cost(Some(known.iter().sum()))),
+    };
+    [
+        "total".to_string(),
+        String::new(),
+        String::new(),
+        u.iter().map(|s| s.calls).sum::<u32>().to_string(),
+        count(u.iter().map(|s| s.input).sum()),
+        count(u.iter().map(|s| s.output).sum()),
+        count(u.iter().map(|s| s.cached).sum()),
+        total_cost,
+        String::new(),
+    ]
+}
+
+/// What to say when nothing was published, or `None` when something was (or
+/// the review was skipped: the skip line says it all, "no findings" would
+/// read as a clean bill of health).
+pub(crate) fn empty_verdict(review: &Review) -> Option<String> {
+    if !review.published.is_empty() || review.skipped.is_some() {
+        return None;
+    }
+    let (gaps, unreviewed) = (review.gaps.len(), review.not_reviewed.len());
+    if gaps == 0 && unreviewed == 0 {
+        return Some("No findings.".to_string());
+    }
+    Some(format!(
+        "No findings published, but coverage is incomplete: {} and {} (see below).",
+        plural(gaps, "coverage gap", "coverage gaps"),
+        plural(unreviewed, "file not reviewed", "files not reviewed"),
+    ))
+}
+
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 { format!("{n} {one}") } else { format!("{n} {many}") }
+}
+
+/// A drop reason as the JSON report spells it (`unverified_disproof`).
+pub(crate) fn drop_reason(reason: &DropReason) -> String {
+    match serde_json::to_value(reason) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => format!("{reason:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_group_thousands() {
+        let cases = [(0, "0"), (999, "999"), (1_000, "1,000"), (12_345, "12,345")];
+        for (n, want) in cases.into_iter().chain([(1_234_567, "1,234,567")]) {
+            assert_eq!(count(n), want);
+        }
+    }
+
+    #[test]
+    fn revs_and_walls() {
+        assert_eq!(short_rev("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"), "9f86d081884c");
+        assert_eq!(short_rev("origin/main"), "origin/main");
+        assert_eq!(short_rev("deadbeef"), "deadbeef");
+        assert_eq!(wall(999), "999ms");
+        assert_eq!(wall(1_050), "1.1s");
+        assert_eq!(wall(125_000), "2m05s");
+        assert_eq!(cost(None), "n/a");
+        assert_eq!(cost(Some(f64::NAN)), "n/a");
+    }
+}

@@ -1,0 +1,343 @@
+//! Snapshots of every format over hand-built reviews, plus the properties the
+//! formats promise (no colour when off, complete JSON, dropped only when verbose,
+//! untrusted text neutralised).
+
+use gauntlet_report::{Format, Options, render};
+use gauntlet_review::Review;
+use gauntlet_review::contract::{Lens, Severity};
+use gauntlet_review::finding::{DropReason, Dropped};
+use gauntlet_review::review::{Funnel, Gap, NotReviewed, Published, SCHEMA_VERSION, Skip, StepUsage};
+
+const PLAIN: Options = Options { verbose: false, color: false };
+const VERBOSE: Options = Options { verbose: true, color: false };
+
+fn usage(step: &str, tier: &str, calls: u32, input: u64, cost: Option<f64>, wall_ms: u64) -> StepUsage {
+    StepUsage {
+        step: step.into(),
+        tier: tier.into(),
+        model: if tier == "fast" { "claude-haiku-4-5" } else { "claude-sonnet-4-5" }.into(),
+        calls,
+        input,
+        output: input / 20,
+        cached: input / 2,
+        cost,
+        wall_ms,
+    }
+}
+
+fn base(skipped: Option<Skip>) -> Review {
+    Review {
+        schema_version: SCHEMA_VERSION,
+        base: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b".into(),
+        head: "2c26b46b68ffc68ff99b453c1d30413413422d70".into(),
+        provider: "anthropic:claude-sonnet-4-5".into(),
+        rules_version: "2025.06.1".into(),
+        skipped,
+        ..Review::default()
+    }
+}
+
+fn published_inline() -> Published {
+    Published {
+        id: "3f2a9c01d4e5b6a7".into(),
+        reviewer: "correctness".into(),
+        lens: Lens::FailureScenario,
+        location: "src/auth/session.rs:88".into(),
+        inline: true,
+        claim: "`expires_at <= now` treats a token expiring this second as valid, so a request racing the expiry is authorised with a dead token.".into(),
+        evidence: "if session.expires_at <= now {\n    return Ok(session);\n}".into(),
+        severity: Severity::High,
+        confidence: 85,
+        validator_evidence: "No guard elsewhere: `authorize` (src/auth/mod.rs:40) calls `check` and trusts its Ok.\nThe comparison was `<` before this change.".into(),
+        gap: None,
+    }
+}
+
+fn published_overview() -> Published {
+    Published {
+        id: "a1b2c3d4e5f60718".into(),
+        reviewer: "contract-drift".into(),
+        lens: Lens::BlastRadius,
+        location: "web/src/api/client.ts:41".into(),
+        inline: false,
+        claim: "The handler now returns { items, next } but this client still reads data.results | [], so every list page renders empty.".into(),
+        evidence: "/// ```\n/// const page = await list();\n/// ```\nreturn data.results ?? [];".into(),
+        severity: Severity::Medium,
+        confidence: 70,
+        validator_evidence: "The client is in this repo and was not changed; no adapter maps items to results.".into(),
+        gap: None,
+    }
+}
+
+fn unverified() -> Published {
+    Published {
+        id: "77e1aa90c3b2d415".into(),
+        reviewer: "security-and-privacy".into(),
+        lens: Lens::HiddenAssumption,
+        location: "src/api/users.rs:23".into(),
+        inline: true,
+        claim: "The new /users/<id>/export route has no ownership check.".into(),
+        evidence: ".route(\"/users/:id/export\", get(export_user))".into(),
+        severity: Severity::High,
+        confidence: 25,
+        validator_evidence: "Disproved: the gateway enforces ownership.".into(),
+        gap: Some("disproof cited gateway/policy.rego:12, which the validator never read".into()),
+    }
+}
+
+fn dropped() -> Vec<Dropped> {
+    vec![
+        Dropped {
+            reason: DropReason::Ungrounded,
+            detail: "evidence not found near src/db.rs:310".into(),
+            reviewer: "error-handling".into(),
+            location: "src/db.rs:310".into(),
+            claim: "The retry loop swallows the final error.".into(),
+            severity: Severity::Medium,
+            confidence: None,
+        },
+        Dropped {
+            reason: DropReason::UnverifiedDisproof,
+            detail: "disproof quoted text that does not match src/cache.rs:9".into(),
+            reviewer: "correctness".into(),
+            location: "src/cache.rs:14".into(),
+            claim: "Cache keys omit the tenant id.".into(),
+            severity: Severity::Low,
+            confidence: Some(25),
+        },
+    ]
+}
+
+fn full() -> Review {
+    Review {
+        published: vec![published_inline(), published_overview()],
+        unverified: vec![unverified()],
+        dropped: dropped(),
+        not_reviewed: vec![NotReviewed {
+            path: "migrations/2024_06_01_backfill.sql".into(),
+            reason: "exceeds max_changed_lines (4120 > 2000)".into(),
+        }],
+        gaps: vec![Gap {
+            step: "find".into(),
+            reviewer: Some("error-handling".into()),
+            finding: None,
+            message: "provider error: 529 overloaded (after 3 attempts)".into(),
+        }],
+        funnel: Funnel { candidates: 9, grounded: 6, survived: 3, published: 2 },
+        usage: vec![
+            usage("find", "standard", 4, 182_400, Some(0.6123), 31_200),
+            usage("validate", "standard", 6, 96_000, Some(0.3011), 14_900),
+            usage("summarise", "fast", 1, 8_000, None, 850),
+        ],
+        reviewers: vec![
+            "correctness".into(),
+            "security-and-privacy".into(),
+            "error-handling".into(),
+            "contract-drift".into(),
+        ],
+        notes: vec!["Large change: split into 2 chunks for the find step.".into()],
+        wall_ms: 48_210,
+        ..base(None)
+    }
+}
+
+fn skipped() -> Review {
+    Review {
+        base: "origin/main".into(),
+        head: "HEAD".into(),
+        ..base(Some(Skip { reason: "draft pull request".into() }))
+    }
+}
+
+fn clean() -> Review {
+    Review {
+        funnel: Funnel { candidates: 2, grounded: 2, survived: 0, published: 0 },
+        usage: vec![usage("find", "standard", 2, 40_000, Some(0.1402), 9_300)],
+        reviewers: vec!["correctness".into(), "tests".into()],
+        wall_ms: 9_412,
+        ..base(None)
+    }
+}
+
+#[test]
+fn full_terminal() {
+    insta::assert_snapshot!(render(&full(), Format::Terminal, &PLAIN));
+}
+
+#[test]
+fn full_terminal_verbose() {
+    insta::assert_snapshot!(render(&full(), Format::Terminal, &VERBOSE));
+}
+
+#[test]
+fn full_markdown() {
+    insta::assert_snapshot!(render(&full(), Format::Markdown, &VERBOSE));
+}
+
+#[test]
+fn full_json() {
+    insta::assert_snapshot!(render(&full(), Format::Json, &PLAIN));
+}
+
+#[test]
+fn skipped_terminal() {
+    insta::assert_snapshot!(render(&skipped(), Format::Terminal, &PLAIN));
+}
+
+#[test]
+fn skipped_markdown() {
+    insta::assert_snapshot!(render(&skipped(), Format::Markdown, &PLAIN));
+}
+
+#[test]
+fn skipped_json() {
+    insta::assert_snapshot!(render(&skipped(), Format::Json, &PLAIN));
+}
+
+#[test]
+fn clean_terminal() {
+    insta::assert_snapshot!(render(&clean(), Format::Terminal, &PLAIN));
+}
+
+#[test]
+fn clean_markdown() {
+    insta::assert_snapshot!(render(&clean(), Format::Markdown, &PLAIN));
+}
+
+#[test]
+fn clean_json() {
+    insta::assert_snapshot!(render(&clean(), Format::Json, &PLAIN));
+}
+
+#[test]
+fn no_ansi_without_color() {
+    for review in [full(), skipped(), clean()] {
+        for format in Format::ALL {
+            let out = render(&review, format, &VERBOSE);
+            assert!(!out.contains('\x1b'), "{format}: {out}");
+        }
+    }
+}
+
+#[test]
+fn color_marks_severity() {
+    let color = Options { verbose: false, color: true };
+    let out = render(&full(), Format::Terminal, &color);
+    assert!(out.contains("\x1b[1;31mHIGH\x1b[0m"), "{out}");
+    assert!(out.contains("\x1b[1;33mMEDIUM\x1b[0m"), "{out}");
+}
+
+#[test]
+fn json_is_one_complete_object() {
+    for review in [full(), skipped(), clean()] {
+        for opts in [PLAIN, VERBOSE] {
+            let out = render(&review, Format::Json, &opts);
+            assert!(out.ends_with("}\n"));
+            let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+            let obj = v.as_object().expect("an object");
+            assert_eq!(obj["schema_version"], 1);
+            for key in [
+                "base",
+                "head",
+                "provider",
+                "rules_version",
+                "skipped",
+                "published",
+                "unverified",
+                "dropped",
+                "not_reviewed",
+                "gaps",
+                "funnel",
+                "usage",
+            ] {
+                assert!(obj.contains_key(key), "missing {key}");
+            }
+        }
+    }
+    let v: serde_json::Value = serde_json::from_str(&render(&full(), Format::Json, &PLAIN)).unwrap();
+    assert_eq!(v["dropped"][1]["reason"], "unverified_disproof");
+    assert_eq!(v["usage"][2]["cost"], serde_json::Value::Null);
+}
+
+#[test]
+fn dropped_only_when_verbose() {
+    for format in [Format::Terminal, Format::Markdown] {
+        let plain = render(&full(), format, &PLAIN);
+        let verbose = render(&full(), format, &VERBOSE);
+        for needle in ["ungrounded", "unverified_disproof", "Cache keys omit the tenant id"] {
+            assert!(!plain.contains(needle), "{format} plain shows {needle}");
+            assert!(verbose.contains(needle), "{format} verbose lacks {needle}");
+        }
+        assert!(verbose.contains("evidence not found near src/db.rs:310"));
+    }
+}
+
+#[test]
+fn gaps_and_not_reviewed_are_always_shown() {
+    for format in [Format::Terminal, Format::Markdown] {
+        let out = render(&full(), format, &PLAIN);
+        assert!(out.contains("529 overloaded"), "{format}");
+        assert!(out.contains("2024\\_06\\_01") || out.contains("2024_06_01"), "{format}");
+        assert!(!out.contains("No findings"), "{format}");
+    }
+    let mut gappy = clean();
+    gappy.gaps = full().gaps;
+    let out = render(&gappy, Format::Terminal, &PLAIN);
+    assert!(out.contains("coverage is incomplete"), "{out}");
+    assert!(!out.contains("No findings."), "{out}");
+}
+
+#[test]
+fn clean_says_no_findings_and_skipped_does_not() {
+    for format in [Format::Terminal, Format::Markdown] {
+        assert!(render(&clean(), format, &PLAIN).contains("No findings."));
+        let skipped = render(&skipped(), format, &PLAIN);
+        assert!(!skipped.contains("No findings"), "{format}");
+        assert!(skipped.contains("candidates 0 → grounded 0 → survived 0 → published 0"));
+    }
+}
+
+fn hostile() -> Review {
+    let mut p = published_inline();
+    p.claim = "Bad <img src=x onerror=alert(1)> [click](https://evil.example) | x\n# heading\n\x1b[2Jgone".into();
+    p.evidence = "let s = \"````\"; // ``` fence\n</code></pre><script>x()</script>".into();
+    p.validator_evidence = "1. ok\n> quoted\n<details>".into();
+    p.location = "src/a|b.rs:1".into();
+    Review { published: vec![p], ..clean() }
+}
+
+#[test]
+fn markdown_neutralises_model_text() {
+    let out = render(&hostile(), Format::Markdown, &PLAIN);
+    let fence = "`````\n";
+    let (before, rest) = out.split_once(fence).expect("fence of 5 backticks");
+    let (code, after) = rest.split_once(fence).expect("closing fence");
+    assert!(code.contains("<script>"), "code blocks keep code verbatim");
+    for prose in [before, after] {
+        assert!(!prose.contains('<') && !prose.contains('>'), "raw HTML in {prose}");
+        assert!(!prose.replace("\\]", "").contains("]("), "link in {prose}");
+        assert!(!prose.contains("\n# heading"), "heading in {prose}");
+        assert!(!prose.contains('\x1b'));
+    }
+    // Every table row keeps its five cells.
+    for row in before.lines().filter(|l| l.starts_with("| 1 ")) {
+        let cells = row.replace("\\|", "").matches('|').count();
+        assert_eq!(cells, 6, "{row}");
+    }
+}
+
+#[test]
+fn terminal_escapes_control_characters() {
+    let out = render(&hostile(), Format::Terminal, &PLAIN);
+    assert!(!out.contains('\x1b'));
+    assert!(out.contains("\\u{1b}[2Jgone"), "{out}");
+}
+
+#[test]
+fn format_names() {
+    for f in Format::ALL {
+        assert_eq!(f.name().parse::<Format>(), Ok(f));
+    }
+    let err = "sarif".parse::<Format>().unwrap_err().to_string();
+    assert_eq!(err, "unknown format `sarif`; valid formats: terminal, json, markdown");
+}

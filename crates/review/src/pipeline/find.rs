@@ -1,0 +1,66 @@
+//! Find: each reviewer is a fresh session, run concurrently under a bound.
+
+use super::Ctx;
+use super::ask::ask;
+use crate::contract::{RawFinding, cap_findings, findings_schema, parse_findings};
+use crate::rules::Reviewer;
+use futures::StreamExt;
+use gauntlet_model::{Request, Schema, Turn};
+
+pub(crate) struct FindOutcome {
+    pub reviewer: String,
+    pub result: Result<Vec<RawFinding>, String>,
+    pub note: Option<String>,
+}
+
+/// Tokens allowed for a finder answer: enough for `max` findings at their bounds.
+fn max_tokens(max: usize) -> u32 {
+    let per_finding =
+        (crate::contract::LOCATION_MAX + crate::contract::CLAIM_MAX + crate::contract::EVIDENCE_MAX) / 2 + 64;
+    (256 + max * per_finding).min(16_000) as u32
+}
+
+pub(crate) async fn run_all(ctx: &Ctx<'_>) -> Vec<FindOutcome> {
+    let reviewers = &ctx.input.reviewers;
+    let mut outcomes: Vec<(usize, FindOutcome)> = futures::stream::iter(reviewers.iter().enumerate())
+        .map(|(i, r)| async move { (i, run_one(ctx, r).await) })
+        .buffer_unordered(ctx.opts.concurrency.max(1))
+        .collect()
+        .await;
+    // Concurrency must not change the result: restore reviewer order.
+    outcomes.sort_by_key(|(i, _)| *i);
+    outcomes.into_iter().map(|(_, o)| o).collect()
+}
+
+async fn run_one(ctx: &Ctx<'_>, reviewer: &Reviewer) -> FindOutcome {
+    let req = Request {
+        shared: ctx.shared.clone(),
+        turns: vec![Turn::user(crate::prompt::finder(
+            &reviewer.name,
+            &reviewer.description,
+            &reviewer.body,
+            reviewer.max_findings,
+        ))],
+        schema: Some(Schema { name: "report_findings".into(), json: findings_schema(reviewer.max_findings) }),
+        tools: Vec::new(),
+        max_tokens: max_tokens(reviewer.max_findings),
+        tier: reviewer.tier,
+        step: "find".into(),
+        reviewer: Some(reviewer.name.clone()),
+    };
+    let result = ask(ctx, req, |text| parse_findings(text).map_err(|e| e.to_string())).await;
+    let (result, note) = match result {
+        Ok((raws, _)) if raws.len() > reviewer.max_findings => {
+            let note = format!(
+                "reviewer {} returned {} findings; kept the {} most severe (max_findings)",
+                reviewer.name,
+                raws.len(),
+                reviewer.max_findings
+            );
+            (Ok(cap_findings(raws, reviewer.max_findings)), Some(note))
+        }
+        Ok((raws, _)) => (Ok(raws), None),
+        Err(e) => (Err(e), None),
+    };
+    FindOutcome { reviewer: reviewer.name.clone(), result, note }
+}

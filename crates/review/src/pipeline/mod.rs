@@ -1,0 +1,225 @@
+//! The review run: find → ground → validate → adjudicate, producing a [`Review`].
+//!
+//! Model calls happen only in [`find`] and [`validate`]; every decision in between
+//! is made by the pure functions of [`crate::ground`] and [`crate::adjudicate`].
+
+mod ask;
+mod find;
+mod head;
+mod validate;
+
+pub use head::RepoHead;
+
+use crate::adjudicate::adjudicate;
+use crate::contract::{RawFinding, VerdictKind};
+use crate::fence::Fence;
+use crate::finding::{DropReason, Dropped, Finding, Judged};
+use crate::ground::{HeadFiles, ground};
+use crate::guidance::Guidance;
+use crate::review::{Gap, NotReviewed, Published, Review, SCHEMA_VERSION, StepUsage};
+use crate::rules::Reviewer;
+use crate::shown::Shown;
+use gauntlet_change::Change;
+use gauntlet_model::{Provider, Tier, Usage};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// The provider serving each tier.
+#[derive(Clone)]
+pub struct Models {
+    tiers: BTreeMap<Tier, Arc<dyn Provider>>,
+}
+
+impl Models {
+    /// One provider for every tier.
+    pub fn single(provider: Arc<dyn Provider>) -> Models {
+        Models { tiers: Tier::ALL.iter().map(|t| (*t, provider.clone())).collect() }
+    }
+    pub fn new(fast: Arc<dyn Provider>, standard: Arc<dyn Provider>, deep: Arc<dyn Provider>) -> Models {
+        Models { tiers: BTreeMap::from([(Tier::Fast, fast), (Tier::Standard, standard), (Tier::Deep, deep)]) }
+    }
+    pub fn get(&self, tier: Tier) -> &Arc<dyn Provider> {
+        &self.tiers[&tier]
+    }
+    /// `provider:model` of a tier, as reports name it.
+    pub fn label(&self, tier: Tier) -> String {
+        let p = self.get(tier);
+        format!("{}:{}", p.name(), p.model())
+    }
+}
+
+/// Knobs of one run (resolved settings).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Model calls in flight at once.
+    pub concurrency: usize,
+    /// Minimum validator confidence to publish.
+    pub threshold: u8,
+    /// Lines of context on each side of a finding shown to its validator.
+    pub region_lines: u32,
+    /// The validator's tier.
+    pub validator_tier: Tier,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { concurrency: 4, threshold: 75, region_lines: 30, validator_tier: Tier::Standard }
+    }
+}
+
+/// What a run reviews.
+pub struct Input<'a> {
+    pub change: &'a Change,
+    /// The reviewers that run (already selected).
+    pub reviewers: Vec<Reviewer>,
+    pub guidance: Vec<Guidance>,
+    pub head: &'a dyn RepoRead,
+    pub rules_version: String,
+    pub fence: Fence,
+}
+
+/// Reading the repository at head: what grounding and validator context need.
+pub trait RepoRead: HeadFiles + Send + Sync {
+    /// Full text of `path` at head, if it is a text file there.
+    fn text(&self, path: &str) -> Option<String>;
+}
+
+/// Shared state of one run.
+pub(crate) struct Ctx<'a> {
+    pub input: &'a Input<'a>,
+    pub models: &'a Models,
+    pub opts: &'a Options,
+    pub shared: Vec<String>,
+    /// What every session was shown before its own turn.
+    pub shown: Shown,
+    pub usage: Mutex<BTreeMap<(String, Tier), StepUsage>>,
+}
+
+impl Ctx<'_> {
+    pub fn record_usage(&self, step: &str, tier: Tier, usage: Usage, wall_ms: u64) {
+        let mut map = self.usage.lock().expect("usage lock");
+        let entry = map.entry((step.to_string(), tier)).or_insert_with(|| StepUsage {
+            step: step.to_string(),
+            tier: tier.as_str().to_string(),
+            model: self.models.label(tier),
+            calls: 0,
+            input: 0,
+            output: 0,
+            cached: 0,
+            cost: None,
+            wall_ms: 0,
+        });
+        entry.calls += 1;
+        entry.input += usage.input + usage.cache_read + usage.cache_write;
+        entry.output += usage.output;
+        entry.cached += usage.cache_read;
+        entry.wall_ms += wall_ms;
+    }
+}
+
+/// Run the pipeline on a change.
+pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
+    let started = Instant::now();
+    let mut shown = Shown::default();
+    for f in &input.change.files {
+        shown.add_hunks(f);
+        if let Some(text) = &f.head_text {
+            shown.add_file(f.diff.path(), text);
+        }
+    }
+    for g in &input.guidance {
+        shown.add_file(&g.path, &g.text);
+    }
+    let ctx = Ctx {
+        input,
+        models,
+        opts,
+        shared: vec![crate::prompt::shared(input.change, &input.guidance, &input.fence)],
+        shown,
+        usage: Mutex::new(BTreeMap::new()),
+    };
+    let mut review = Review {
+        schema_version: SCHEMA_VERSION,
+        base: input.change.base.clone(),
+        head: input.change.head.clone(),
+        provider: models.label(Tier::Standard),
+        rules_version: input.rules_version.clone(),
+        reviewers: input.reviewers.iter().map(|r| r.name.clone()).collect(),
+        not_reviewed: not_reviewed(input.change),
+        ..Review::default()
+    };
+
+    let found = find::run_all(&ctx).await;
+    let mut grounded = Vec::new();
+    for outcome in found {
+        match outcome.result {
+            Ok(raws) => grounded.extend(ground_all(&ctx, &outcome.reviewer, raws, &mut review)),
+            Err(message) => {
+                review.gaps.push(Gap { step: "find".into(), reviewer: Some(outcome.reviewer), finding: None, message })
+            }
+        }
+        review.notes.extend(outcome.note);
+    }
+    review.funnel.grounded = grounded.len();
+
+    let judged = validate::run_all(&ctx, &grounded, &mut review).await;
+    review.funnel.survived = judged.iter().filter(|j| j.verdict == VerdictKind::Survives).count();
+    let adj = adjudicate(&judged, opts.threshold);
+    review.funnel.published = adj.published.len();
+    review.published = adj.published.iter().map(Published::from).collect();
+    review.unverified = adj.unverified.iter().map(Published::from).collect();
+    review.dropped.extend(adj.dropped);
+    review.usage = ctx.usage.into_inner().expect("usage lock").into_values().collect();
+    review.wall_ms = started.elapsed().as_millis() as u64;
+    review
+}
+
+fn ground_all(ctx: &Ctx<'_>, reviewer: &str, raws: Vec<RawFinding>, review: &mut Review) -> Vec<Finding> {
+    review.funnel.candidates += raws.len();
+    let mut kept = Vec::new();
+    for raw in raws {
+        match ground(&raw, reviewer, &ctx.shown, ctx.input.head, ctx.input.change) {
+            Ok(f) => kept.push(f),
+            Err(detail) => review.dropped.push(Dropped {
+                reason: DropReason::Ungrounded,
+                detail,
+                reviewer: reviewer.to_string(),
+                location: raw.location.clone(),
+                claim: raw.claim.clone(),
+                severity: raw.severity,
+                confidence: None,
+            }),
+        }
+    }
+    kept
+}
+
+/// Changed files whose content no reviewer saw.
+fn not_reviewed(change: &Change) -> Vec<NotReviewed> {
+    change
+        .files
+        .iter()
+        // A deleted file was reviewed through its removed lines.
+        .filter(|f| f.head_text.is_none() && f.diff.status != gauntlet_change::FileStatus::Deleted)
+        .map(|f| NotReviewed {
+            path: f.diff.path().to_string(),
+            reason: f.unreadable.clone().unwrap_or_else(|| "content unavailable".into()),
+        })
+        .collect()
+}
+
+/// A judged finding that never got a verdict (validation failed).
+pub(crate) fn not_validated(f: &Finding, message: &str) -> Dropped {
+    Dropped::of(
+        &Judged {
+            finding: f.clone(),
+            verdict: VerdictKind::Survives,
+            confidence: 0,
+            validator_evidence: String::new(),
+            gap: None,
+        },
+        DropReason::NotValidated,
+        message,
+    )
+}

@@ -1,0 +1,134 @@
+//! Prompt templates (minijinja, in `prompts/`) and the text they are fed.
+//!
+//! The shared block is identical for every reviewer and validator call of a run:
+//! instructions, the fenced change and the fenced guidance. Each call then adds one
+//! turn: a reviewer's role, or a validator's claim.
+
+use crate::fence::Fence;
+use crate::guidance::Guidance;
+use gauntlet_change::{Change, ChangedFile, FileStatus, LineKind};
+use minijinja::{Environment, context};
+use serde::Serialize;
+use std::sync::OnceLock;
+
+fn env() -> &'static Environment<'static> {
+    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Environment::new();
+        env.set_keep_trailing_newline(true);
+        for (name, src) in [
+            ("shared", include_str!("../prompts/shared.md.j2")),
+            ("change", include_str!("../prompts/change.md.j2")),
+            ("finder", include_str!("../prompts/finder.md.j2")),
+            ("validator", include_str!("../prompts/validator.md.j2")),
+            ("reask", include_str!("../prompts/reask.md.j2")),
+        ] {
+            env.add_template(name, src).expect("prompt templates parse");
+        }
+        env
+    })
+}
+
+fn render(name: &str, ctx: minijinja::Value) -> String {
+    env().get_template(name).and_then(|t| t.render(ctx)).expect("prompt templates render")
+}
+
+#[derive(Serialize)]
+struct FileView {
+    path: String,
+    status: &'static str,
+    old_path: Option<String>,
+    note: Option<String>,
+    diff: String,
+    content: Option<String>,
+}
+
+fn status_name(s: FileStatus) -> &'static str {
+    match s {
+        FileStatus::Added => "added",
+        FileStatus::Modified => "modified",
+        FileStatus::Deleted => "deleted",
+        FileStatus::Renamed => "renamed",
+        FileStatus::Copied => "copied",
+    }
+}
+
+/// Text lines numbered for reference: `   12 | code`.
+pub fn numbered(start: u32, lines: impl IntoIterator<Item = impl AsRef<str>>) -> String {
+    let mut out = String::new();
+    for (i, line) in lines.into_iter().enumerate() {
+        out.push_str(&format!("{:>5} | {}\n", start as usize + i, line.as_ref()));
+    }
+    out
+}
+
+fn diff_text(file: &ChangedFile) -> String {
+    let mut out = String::new();
+    for h in &file.diff.hunks {
+        out.push_str(&format!(
+            "@@ -{},{} +{},{} @@ {}\n",
+            h.old_start, h.old_lines, h.new_start, h.new_lines, h.header
+        ));
+        for l in &h.lines {
+            let marker = match l.kind {
+                LineKind::Context => ' ',
+                LineKind::Added => '+',
+                LineKind::Removed => '-',
+            };
+            out.push(marker);
+            out.push_str(&l.text);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn file_view(file: &ChangedFile) -> FileView {
+    let d = &file.diff;
+    let renamed = matches!(d.status, FileStatus::Renamed | FileStatus::Copied);
+    FileView {
+        path: d.path().to_string(),
+        status: status_name(d.status),
+        old_path: if renamed { d.old_path.clone() } else { None },
+        note: file.unreadable.as_ref().map(|why| format!("Content not shown: {why}.")),
+        diff: diff_text(file),
+        content: file.head_text.as_deref().map(|t| numbered(1, t.lines())),
+    }
+}
+
+/// Every piece of untrusted text that will be fenced, so the fence can avoid them all.
+pub fn untrusted_texts<'a>(change: &'a Change, guidance: &'a [Guidance]) -> Vec<&'a str> {
+    let mut texts: Vec<&str> = Vec::new();
+    for f in &change.files {
+        texts.extend(f.head_text.as_deref());
+        texts.extend(f.diff.hunks.iter().flat_map(|h| h.lines.iter().map(|l| l.text.as_str())));
+        texts.push(f.diff.path());
+    }
+    texts.extend(guidance.iter().flat_map(|g| [g.text.as_str(), g.path.as_str()]));
+    texts
+}
+
+/// The shared block: instructions, the fenced change, the fenced guidance.
+pub fn shared(change: &Change, guidance: &[Guidance], fence: &Fence) -> String {
+    let files: Vec<FileView> = change.files.iter().map(file_view).collect();
+    let change_text = fence.wrap("change", &render("change", context! { files }));
+    let guidance_text: String = guidance.iter().map(|g| fence.wrap(&format!("guidance {}", g.path), &g.text)).collect();
+    render("shared", context! { boundary => fence.boundary(), change => change_text, guidance => guidance_text })
+}
+
+pub fn finder(name: &str, description: &str, body: &str, max_findings: usize) -> String {
+    render("finder", context! { name, description, body, max_findings })
+}
+
+/// The validator's turn: the bare claim and the code around its location.
+pub fn validator(location: &str, claim: &str, region: &str, strict: bool, fence: &Fence) -> String {
+    let claim = fence.wrap("claim", claim);
+    let region = fence.wrap("code", region);
+    render("validator", context! { location, claim, region, strict })
+}
+
+/// Re-ask after a rejected answer. `contract` is true for a format violation, false
+/// for an ungrounded disproof.
+pub fn reask(error: &str, contract: bool) -> String {
+    render("reask", context! { error, contract })
+}

@@ -1,0 +1,293 @@
+//! Reviewers as rule files: Markdown with TOML front matter between `+++` lines.
+//!
+//! Built-in reviewers are embedded from the repository's `rules/` folder; a
+//! repository adds or overrides them by name in `.gauntlet/reviewers/*.md`.
+
+use gauntlet_model::Tier;
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The built-in rule files, embedded at build time.
+pub const BUILTIN: [(&str, &str); 4] = [
+    ("correctness.md", include_str!("../../../rules/correctness.md")),
+    ("security-privacy.md", include_str!("../../../rules/security-privacy.md")),
+    ("error-handling.md", include_str!("../../../rules/error-handling.md")),
+    ("tests.md", include_str!("../../../rules/tests.md")),
+];
+
+/// Where repositories keep their own reviewers.
+pub const REPO_DIR: &str = ".gauntlet/reviewers";
+
+pub const DEFAULT_MAX_FINDINGS: usize = 10;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RuleError {
+    #[error("{source_name}: {message}")]
+    Invalid { source_name: String, message: String },
+    #[error("could not read {path}: {message}")]
+    Read { path: String, message: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Builtin,
+    Repo(PathBuf),
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Builtin => f.write_str("built-in"),
+            Origin::Repo(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrontMatter {
+    name: String,
+    description: String,
+    #[serde(default = "all_files")]
+    applies_to: Vec<String>,
+    #[serde(default = "standard")]
+    tier: Tier,
+    #[serde(default = "default_max")]
+    max_findings: usize,
+    #[serde(default = "yes")]
+    enabled: bool,
+}
+
+fn all_files() -> Vec<String> {
+    vec!["**".into()]
+}
+fn standard() -> Tier {
+    Tier::Standard
+}
+fn default_max() -> usize {
+    DEFAULT_MAX_FINDINGS
+}
+fn yes() -> bool {
+    true
+}
+
+/// One reviewer: a specialty the finder prompt is built around.
+#[derive(Clone, Debug)]
+pub struct Reviewer {
+    pub name: String,
+    pub description: String,
+    pub applies_to: Vec<String>,
+    pub tier: Tier,
+    pub max_findings: usize,
+    pub enabled: bool,
+    /// The Markdown body: the reviewer's specialty.
+    pub body: String,
+    pub origin: Origin,
+    /// The whole file, for the rules version hash.
+    pub source: String,
+    globs: GlobSet,
+}
+
+impl Reviewer {
+    /// Parse a rule file. `source_name` names it in errors.
+    pub fn parse(source_name: &str, text: &str, origin: Origin) -> Result<Reviewer, RuleError> {
+        let invalid = |message: String| RuleError::Invalid { source_name: source_name.to_string(), message };
+        let rest = text
+            .strip_prefix("+++\n")
+            .or_else(|| text.strip_prefix("+++\r\n"))
+            .ok_or_else(|| invalid("a rule file starts with a `+++` line opening its TOML front matter".into()))?;
+        let end = rest.find("\n+++").ok_or_else(|| invalid("the front matter is not closed by a `+++` line".into()))?;
+        let front: FrontMatter = toml::from_str(&rest[..end]).map_err(|e| invalid(e.message().to_string()))?;
+        let body = rest[end + 4..].trim_start_matches(['\r', '\n']).trim_end().to_string();
+        if front.name.trim().is_empty()
+            || !front.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(invalid(format!("name `{}` must be letters, digits, `-` or `_`", front.name)));
+        }
+        if front.max_findings == 0 || front.max_findings > 50 {
+            return Err(invalid(format!("max_findings is {}; use 1 to 50", front.max_findings)));
+        }
+        if body.is_empty() {
+            return Err(invalid("the body (the reviewer's specialty) is empty".into()));
+        }
+        let mut set = GlobSetBuilder::new();
+        for g in &front.applies_to {
+            set.add(Glob::new(g).map_err(|e| invalid(format!("applies_to: {e}")))?);
+        }
+        let globs = set.build().map_err(|e| invalid(format!("applies_to: {e}")))?;
+        Ok(Reviewer {
+            name: front.name,
+            description: front.description,
+            applies_to: front.applies_to,
+            tier: front.tier,
+            max_findings: front.max_findings,
+            enabled: front.enabled,
+            body,
+            origin,
+            source: text.to_string(),
+            globs,
+        })
+    }
+
+    /// The first of `paths` this reviewer applies to, if any.
+    pub fn first_match<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+        paths.into_iter().find(|p| self.globs.is_match(p))
+    }
+}
+
+/// The built-in reviewers.
+pub fn builtin() -> Vec<Reviewer> {
+    BUILTIN
+        .iter()
+        .map(|(name, text)| Reviewer::parse(name, text, Origin::Builtin).expect("built-in rules are valid"))
+        .collect()
+}
+
+/// Built-ins plus the repository's own (`root/.gauntlet/reviewers/*.md`), which
+/// add reviewers or replace a built-in of the same name. Sorted by name.
+pub fn load(root: &Path) -> Result<Vec<Reviewer>, RuleError> {
+    let mut all = builtin();
+    let dir = root.join(REPO_DIR);
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "md"))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    files.sort();
+    for path in files {
+        let shown = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| RuleError::Read { path: shown.display().to_string(), message: e.to_string() })?;
+        let reviewer = Reviewer::parse(&shown.display().to_string(), &text, Origin::Repo(shown))?;
+        all.retain(|r| r.name != reviewer.name);
+        all.push(reviewer);
+    }
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(all)
+}
+
+/// Whether a reviewer runs on a change, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Selection {
+    Runs { matched: String },
+    Disabled { by: String },
+    NoMatch,
+}
+
+impl std::fmt::Display for Selection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Selection::Runs { matched } => write!(f, "runs: {matched} matches applies_to"),
+            Selection::Disabled { by } => write!(f, "off: disabled by {by}"),
+            Selection::NoMatch => f.write_str("off: no changed file matches applies_to"),
+        }
+    }
+}
+
+/// Decide each reviewer's fate for the changed `paths`. `disabled` are names turned
+/// off in settings; `only`, when non-empty, turns off every other name.
+pub fn select<'a>(
+    reviewers: &'a [Reviewer],
+    paths: &[&str],
+    disabled: &[String],
+    only: &[String],
+) -> Vec<(&'a Reviewer, Selection)> {
+    reviewers
+        .iter()
+        .map(|r| {
+            let sel = if !only.is_empty() && !only.contains(&r.name) {
+                Selection::Disabled { by: "--reviewers".into() }
+            } else if disabled.contains(&r.name) {
+                Selection::Disabled { by: "gauntlet.toml [reviewers] disable".into() }
+            } else if !r.enabled && !only.contains(&r.name) {
+                Selection::Disabled { by: format!("its rule file ({})", r.origin) }
+            } else {
+                match r.first_match(paths.iter().copied()) {
+                    Some(p) => Selection::Runs { matched: p.to_string() },
+                    None => Selection::NoMatch,
+                }
+            };
+            (r, sel)
+        })
+        .collect()
+}
+
+/// A short hash over the rule files that ran, so reports say which rules produced them.
+pub fn version(reviewers: &[&Reviewer]) -> String {
+    let mut sorted: Vec<&&Reviewer> = reviewers.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut h = Sha256::new();
+    for r in sorted {
+        h.update(r.name.as_bytes());
+        h.update([0]);
+        h.update(r.source.as_bytes());
+        h.update([0]);
+    }
+    format!("sha256:{}", &hex::encode(h.finalize())[..12])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_include_the_four_required_reviewers() {
+        let names: Vec<String> = builtin().into_iter().map(|r| r.name).collect();
+        for n in ["correctness", "security-privacy", "error-handling", "tests"] {
+            assert!(names.contains(&n.to_string()), "{n} missing from {names:?}");
+        }
+    }
+
+    #[test]
+    fn repo_reviewer_overrides_builtin_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let rd = dir.path().join(REPO_DIR);
+        std::fs::create_dir_all(&rd).unwrap();
+        std::fs::write(
+            rd.join("tests.md"),
+            "+++\nname = \"tests\"\ndescription = \"ours\"\nmax_findings = 2\n+++\nOur own test rules.\n",
+        )
+        .unwrap();
+        let all = load(dir.path()).unwrap();
+        let t = all.iter().find(|r| r.name == "tests").unwrap();
+        assert_eq!(t.description, "ours");
+        assert_eq!(t.max_findings, 2);
+        assert_eq!(all.iter().filter(|r| r.name == "tests").count(), 1);
+    }
+
+    #[test]
+    fn unknown_front_matter_key_names_the_file_and_key() {
+        let err =
+            Reviewer::parse("x.md", "+++\nname = \"x\"\ndescription = \"d\"\ncolour = 1\n+++\nbody\n", Origin::Builtin)
+                .unwrap_err()
+                .to_string();
+        assert!(err.contains("x.md") && err.contains("colour"), "{err}");
+    }
+
+    #[test]
+    fn selection_explains_why_a_reviewer_does_not_run() {
+        let all = builtin();
+        let sel = select(&all, &["src/lib.rs"], &["security-privacy".into()], &[]);
+        let of = |n: &str| sel.iter().find(|(r, _)| r.name == n).unwrap().1.clone();
+        assert!(matches!(of("correctness"), Selection::Runs { .. }));
+        assert!(matches!(of("security-privacy"), Selection::Disabled { .. }));
+        assert_eq!(of("tests"), Selection::NoMatch);
+        let sel = select(&all, &["src/tests/a_test.rs"], &[], &[]);
+        assert!(matches!(sel.iter().find(|(r, _)| r.name == "tests").unwrap().1, Selection::Runs { .. }));
+    }
+
+    #[test]
+    fn rules_version_changes_with_rule_text() {
+        let a = builtin();
+        let mut b = builtin();
+        b[0].source.push('x');
+        let va = version(&a.iter().collect::<Vec<_>>());
+        let vb = version(&b.iter().collect::<Vec<_>>());
+        assert_ne!(va, vb);
+        assert!(va.starts_with("sha256:"));
+    }
+}
