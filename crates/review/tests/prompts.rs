@@ -1,0 +1,68 @@
+//! Snapshots of the rendered prompts: what the model is actually asked.
+
+use gauntlet_change::{Change, ChangedFile, Snapshot, parse_patch};
+use gauntlet_review::fence::Fence;
+use gauntlet_review::guidance::Guidance;
+use gauntlet_review::{prompt, rules};
+
+const PATCH: &str = "diff --git a/src/auth.py b/src/auth.py
+--- a/src/auth.py
++++ b/src/auth.py
+@@ -2,3 +2,3 @@ def can_delete(user, doc):
+     if user.is_admin:
+         return True
+-    return doc.owner_id == user.id
++    return True
+";
+
+fn change() -> Change {
+    let diff = parse_patch(PATCH).unwrap().remove(0);
+    let head = "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return True\n";
+    Change {
+        base: "b".into(),
+        head: "h".into(),
+        snapshot: Snapshot::Worktree,
+        files: vec![ChangedFile { diff, head_text: Some(head.into()), unreadable: None }],
+    }
+}
+
+#[test]
+fn shared_block_fences_the_change_and_the_guidance() {
+    let guidance = vec![Guidance { path: "AGENTS.md".into(), text: "Admins may delete anything.\n".into() }];
+    let text = prompt::shared(&change(), &guidance, &Fence::fixed("DATA-0000"));
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn finder_turn_for_the_correctness_reviewer() {
+    let r = rules::builtin().into_iter().find(|r| r.name == "correctness").unwrap();
+    insta::assert_snapshot!(prompt::finder(&r.name, &r.description, &r.body, r.max_findings));
+}
+
+#[test]
+fn validator_turn_first_pass() {
+    let region = prompt::numbered(1, ["def can_delete(user, doc):", "    return True"]);
+    let text = prompt::validator(
+        "src/auth.py:4",
+        "Anyone can delete any document.",
+        &region,
+        false,
+        &Fence::fixed("DATA-0000"),
+    );
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn validator_turn_strict_pass_asks_for_harder_disproofs() {
+    let text = prompt::validator("src/auth.py:4", "Anyone can delete.", "(region)", true, &Fence::fixed("DATA-0000"));
+    assert!(text.contains("second pass"));
+    let lenient =
+        prompt::validator("src/auth.py:4", "Anyone can delete.", "(region)", false, &Fence::fixed("DATA-0000"));
+    assert!(!lenient.contains("second pass"));
+}
+
+#[test]
+fn reask_turns_name_the_error() {
+    insta::assert_snapshot!("reask_contract", prompt::reask("verdict: unknown variant `false_positive`", true));
+    insta::assert_snapshot!("reask_disproof", prompt::reask("disproof cited src/x.rs:40, never shown", false));
+}
