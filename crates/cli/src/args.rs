@@ -28,6 +28,20 @@ pub enum Command {
     },
     /// List the reviewers and whether each would run on the change, and why.
     Reviewers(ChangeArgs),
+    /// Fetch or list the local models the offline provider runs.
+    #[command(subcommand)]
+    Model(ModelCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Fetch a known model into the user cache (default: smollm2), verifying its sha256.
+    Pull {
+        /// smollm2 or gemma3-270m.
+        name: Option<String>,
+    },
+    /// List the known models and whether each is pulled.
+    List,
 }
 
 /// Which change to review.
@@ -54,9 +68,12 @@ pub struct ChangeArgs {
 pub struct ReviewArgs {
     #[command(flatten)]
     pub change: ChangeArgs,
-    /// Provider for every tier: anthropic, openai or command.
+    /// Provider for every tier: anthropic, openai, ollama, command or local.
     #[arg(long, value_name = "NAME")]
     pub provider: Option<String>,
+    /// Run this GGUF model in-process (the local provider) for every tier.
+    #[arg(long, value_name = "FILE.gguf", conflicts_with_all = ["provider", "model"])]
+    pub model_path: Option<PathBuf>,
     /// Model for every tier.
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,

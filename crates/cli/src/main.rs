@@ -5,6 +5,7 @@
 
 mod args;
 mod commands;
+mod offline;
 mod providers;
 mod settings;
 
@@ -15,6 +16,8 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    #[cfg(feature = "local")]
+    gauntlet_local::ensure_passive_openmp();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -45,6 +48,10 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
             commands::reviewers::run(&git, config, change)?;
             Ok(ExitCode::SUCCESS)
         }
+        args::Command::Model(action) => {
+            model_command(action)?;
+            Ok(ExitCode::SUCCESS)
+        }
         args::Command::Review(review) => {
             let git = gauntlet_change::git::Git::discover(&dir)?;
             let tty = std::io::stdout().is_terminal();
@@ -57,4 +64,17 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
             }
         }
     }
+}
+
+#[cfg(feature = "local")]
+fn model_command(action: &args::ModelCommand) -> Result<()> {
+    match action {
+        args::ModelCommand::Pull { name } => commands::model::pull(name.as_deref(), &env_var),
+        args::ModelCommand::List => commands::model::list(&env_var),
+    }
+}
+
+#[cfg(not(feature = "local"))]
+fn model_command(_action: &args::ModelCommand) -> Result<()> {
+    anyhow::bail!("this gauntlet was built without the local provider (cargo build --no-default-features)")
 }

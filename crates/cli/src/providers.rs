@@ -17,7 +17,16 @@ pub const NO_PROVIDER: &str = "no model provider configured: set ANTHROPIC_API_K
 or set [models] in gauntlet.toml (run `gauntlet init` for a commented example)";
 
 pub fn build(settings: &Settings, env: &Env) -> Result<Models> {
-    let specs = settings.models.as_ref().context(NO_PROVIDER)?;
+    // Nothing configured and no key: a local Ollama, else the embedded model.
+    let fallback;
+    let specs = match settings.models.as_ref() {
+        Some(specs) => specs,
+        None => {
+            let spec = crate::offline::fallback()?;
+            fallback = Tier::ALL.iter().map(|t| (*t, spec.clone())).collect();
+            &fallback
+        }
+    };
     let mut policy = RetryPolicy::default();
     if let Some(secs) = settings.file.network.timeout_secs {
         policy.timeout = Duration::from_secs(secs);
@@ -33,7 +42,10 @@ pub fn build(settings: &Settings, env: &Env) -> Result<Models> {
         let key = (spec.provider.clone(), spec.model.clone());
         if !built.contains_key(&key) {
             let p = one(spec, settings, env)?;
-            built.insert(key.clone(), Arc::new(Retrying::new(p, policy)));
+            // In-process inference has no transient faults to retry, and a call
+            // queued behind others must not time out while it waits.
+            let p = if spec.provider == "local" { p } else { Arc::new(Retrying::new(p, policy)) };
+            built.insert(key.clone(), p);
         }
         tiers.push(built[&key].clone());
     }
@@ -53,6 +65,12 @@ fn one(spec: &ModelSpec, settings: &Settings, env: &Env) -> Result<Arc<dyn Provi
             }
             Arc::new(Anthropic::new(config)?)
         }
+        "ollama" => {
+            let mut config = OpenAiConfig::new(None, &spec.model);
+            config.base_url = crate::offline::OLLAMA_BASE_URL.into();
+            Arc::new(OpenAi::new(config)?)
+        }
+        "local" => crate::offline::local(spec, settings, env)?,
         "openai" => {
             let mut config = OpenAiConfig::new(env("OPENAI_API_KEY"), &spec.model);
             if let Some(url) = env("OPENAI_BASE_URL").or(providers.openai.base_url.clone()) {
@@ -78,6 +96,6 @@ fn one(spec: &ModelSpec, settings: &Settings, env: &Env) -> Result<Arc<dyn Provi
             config.model = Some(spec.model.clone());
             Arc::new(Command::new(config))
         }
-        other => bail!("unknown provider `{other}`: use anthropic, openai or command"),
+        other => bail!("unknown provider `{other}`: use anthropic, openai, ollama, command or local"),
     })
 }

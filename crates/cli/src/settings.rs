@@ -52,6 +52,21 @@ pub struct ModelsSection {
     pub fast: Option<String>,
     pub standard: Option<String>,
     pub deep: Option<String>,
+    /// The local provider's model file and knobs.
+    #[serde(default)]
+    pub local: LocalModelSection,
+}
+
+/// `[models.local]`: which GGUF the local provider runs, and how.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalModelSection {
+    /// A GGUF file; used when nothing else is configured (default: the pulled smollm2).
+    pub path: Option<std::path::PathBuf>,
+    /// CPU threads (default: all cores).
+    pub threads: Option<usize>,
+    /// Context window in tokens (default: the model's, at most 16384).
+    pub context: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -158,7 +173,16 @@ fn default_model(provider: &str, tier: Tier) -> Option<&'static str> {
 /// The environment, passed in so resolution is testable.
 pub type Env = dyn Fn(&str) -> Option<String>;
 
+/// The local provider on every tier, running the GGUF at `path`.
+fn local_everywhere(path: &Path) -> BTreeMap<Tier, ModelSpec> {
+    let spec = ModelSpec { provider: "local".into(), model: path.display().to_string() };
+    Tier::ALL.iter().map(|t| (*t, spec.clone())).collect()
+}
+
 fn resolve_models(args: &ReviewArgs, file: &FileConfig, env: &Env) -> Result<Option<BTreeMap<Tier, ModelSpec>>> {
+    if let Some(path) = &args.model_path {
+        return Ok(Some(local_everywhere(path)));
+    }
     let provider = args.provider.clone().or_else(|| env("GAUNTLET_PROVIDER"));
     let model = args.model.clone().or_else(|| env("GAUNTLET_MODEL"));
     if let Some(provider) = provider {
@@ -173,6 +197,11 @@ fn resolve_models(args: &ReviewArgs, file: &FileConfig, env: &Env) -> Result<Opt
             map.insert(tier, ModelSpec { provider: provider.clone(), model });
         }
         return Ok(Some(map));
+    }
+    // [models.local] path with no other [models]: the local provider on every tier.
+    let tiers_configured = file.models.standard.is_some() || file.models.fast.is_some() || file.models.deep.is_some();
+    if let Some(path) = file.models.local.path.as_ref().filter(|_| model.is_none() && !tiers_configured) {
+        return Ok(Some(local_everywhere(path)));
     }
     if model.is_some() {
         bail!("--model needs --provider (or [models] in {FILE_NAME})");

@@ -44,12 +44,24 @@ fn empty_change_says_so_and_exits_0() {
     assert!(report["skipped"]["reason"].as_str().unwrap().contains("empty"), "{out}");
 }
 
+// With the embedded model built in (the default), nothing configured means the
+// local model; only a build without it has no provider to fall back on.
+#[cfg(not(feature = "local"))]
 #[test]
 fn no_provider_is_an_error_that_says_how_to_configure_one() {
     let dir = repo(&[("a.txt", "a\n")], &[("a.txt", "b\n")]);
     let (code, _, err) = run(dir.path(), &["review"]);
     assert_eq!(code, 2);
     assert!(err.contains("ANTHROPIC_API_KEY") && err.contains("gauntlet init"), "{err}");
+}
+
+#[test]
+fn a_missing_local_model_names_the_fix() {
+    let dir = repo(&[("a.txt", "a\n")], &[("a.txt", "b\n")]);
+    let missing = dir.path().join("missing.gguf");
+    let (code, _, err) = run(dir.path(), &["review", "--model-path", missing.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("missing.gguf") && err.contains("gauntlet model pull"), "{err}");
 }
 
 #[test]

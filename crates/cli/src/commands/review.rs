@@ -94,7 +94,11 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
         models.label(gauntlet_model::Tier::Standard)
     );
     let runtime = tokio::runtime::Runtime::new()?;
-    let review = runtime.block_on(pipeline::run(&input, &models, &pipeline_opts));
+    let mut review = runtime.block_on(pipeline::run(&input, &models, &pipeline_opts));
+    if let Some(note) = crate::offline::tiny_model_note(&review.provider) {
+        eprintln!("gauntlet: note: {note}");
+        review.notes.insert(0, note);
+    }
     print!("{}", gauntlet_report::render(&review, format, &opts));
     let find_gaps = review.gaps.iter().filter(|g| g.step == "find").count();
     Ok(if find_gaps == input.reviewers.len() { Outcome::NothingReviewed } else { Outcome::Done })
