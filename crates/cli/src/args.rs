@@ -19,7 +19,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Review a change and print the report (never posts anywhere).
-    Review(ReviewArgs),
+    Review(Box<ReviewArgs>),
     /// Write a commented starter gauntlet.toml at the repository root.
     Init {
         /// Overwrite an existing gauntlet.toml.
@@ -95,4 +95,25 @@ pub struct ReviewArgs {
     /// Colour: auto, always or never.
     #[arg(long, default_value = "auto", value_name = "WHEN")]
     pub color: String,
+    /// Review even when the gate would skip (draft, bot, already reviewed, ...).
+    #[arg(long)]
+    pub force: bool,
+    /// Treat the change as a draft pull request (the gate skips drafts).
+    #[arg(long)]
+    pub pr_draft: bool,
+    /// Author of the pull request (the gate skips bots).
+    #[arg(long, value_name = "LOGIN")]
+    pub pr_author: Option<String>,
+    /// Title of the pull request.
+    #[arg(long, value_name = "TITLE")]
+    pub pr_title: Option<String>,
+    /// Stop scheduling model calls after N calls.
+    #[arg(long, value_name = "N")]
+    pub max_calls: Option<u32>,
+    /// Stop scheduling model calls once N tokens (input + output) are spent.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Stop scheduling model calls once the estimated cost reaches USD.
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
 }

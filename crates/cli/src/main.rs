@@ -5,9 +5,12 @@
 
 mod args;
 mod commands;
+mod gate;
 mod offline;
+mod pr;
 mod providers;
 mod settings;
+mod state;
 
 use anyhow::Result;
 use clap::Parser;

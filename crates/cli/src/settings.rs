@@ -4,6 +4,9 @@
 use crate::args::ReviewArgs;
 use anyhow::{Context, Result, bail};
 use gauntlet_model::Tier;
+use gauntlet_review::cost::Prices;
+use gauntlet_review::gate::GateConfig;
+use gauntlet_review::pipeline::Budget;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,6 +27,37 @@ pub struct FileConfig {
     pub providers: ProvidersSection,
     #[serde(default)]
     pub network: NetworkSection,
+    #[serde(default)]
+    pub gate: GateSection,
+    #[serde(default)]
+    pub budget: BudgetSection,
+    /// Price overrides per model, USD per million tokens.
+    #[serde(default)]
+    pub prices: BTreeMap<String, gauntlet_review::cost::Price>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateSection {
+    pub bot_authors: Option<Vec<String>>,
+    pub automated_subjects: Option<Vec<String>>,
+    #[serde(default)]
+    pub ignore: Vec<String>,
+    pub min_changed_lines: Option<usize>,
+    pub max_changed_lines: Option<usize>,
+    /// Changes larger than this run reviewers and validator on the deep tier.
+    pub deep_min_changed_lines: Option<usize>,
+    /// Changes touching these globs run on the deep tier.
+    #[serde(default)]
+    pub deep_paths: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSection {
+    pub max_calls: Option<u32>,
+    pub max_tokens: Option<u64>,
+    pub max_cost: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -34,6 +68,8 @@ pub struct ReviewSection {
     pub region_lines: Option<u32>,
     pub validator_tier: Option<Tier>,
     pub format: Option<String>,
+    /// Context window of the smallest model in use; larger changes are split into parts.
+    pub context_tokens: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -155,6 +191,11 @@ pub struct Settings {
     pub only: Vec<String>,
     /// `None` when nothing is configured and nothing could be detected.
     pub models: Option<BTreeMap<Tier, ModelSpec>>,
+    pub gate: GateConfig,
+    pub budget: Budget,
+    pub prices: Prices,
+    /// A digest of everything configured that changes a review's outcome.
+    pub fingerprint: String,
     pub file: FileConfig,
 }
 
@@ -266,7 +307,27 @@ impl Settings {
             other => bail!("--color {other}: use auto, always or never"),
         };
         let models = resolve_models(args, &file, env)?;
+        let defaults = GateConfig::default();
+        let g = &file.gate;
+        let gate = GateConfig {
+            bot_authors: g.bot_authors.clone().unwrap_or(defaults.bot_authors),
+            automated_subjects: g.automated_subjects.clone().unwrap_or(defaults.automated_subjects),
+            ignore: g.ignore.clone(),
+            min_changed_lines: g.min_changed_lines.unwrap_or(defaults.min_changed_lines),
+            max_changed_lines: g.max_changed_lines,
+        };
+        let b = &file.budget;
+        let budget = Budget {
+            max_calls: args.max_calls.or(b.max_calls),
+            max_tokens: args.max_tokens.or(b.max_tokens),
+            max_cost: args.max_cost.or(b.max_cost),
+        };
+        let fingerprint = format!("{threshold}|{models:?}|{:?}|{:?}|{:?}", file.reviewers, file.review, file.gate);
         Ok(Settings {
+            gate,
+            budget,
+            prices: Prices::with_overrides(&file.prices),
+            fingerprint,
             threshold,
             concurrency,
             region_lines: file.review.region_lines.unwrap_or(30),
@@ -279,6 +340,29 @@ impl Settings {
             models,
             file,
         })
+    }
+}
+
+impl Settings {
+    /// Why the change's standard steps should run on the deep tier, if they should.
+    pub fn deep_reason(&self, change: &gauntlet_change::Change, changed_lines: usize) -> Result<Option<String>> {
+        let g = &self.file.gate;
+        if let Some(min) = g.deep_min_changed_lines.filter(|m| changed_lines > *m) {
+            return Ok(Some(format!(
+                "deep tier: {changed_lines} changed lines, more than deep_min_changed_lines = {min}"
+            )));
+        }
+        let mut set = globset::GlobSetBuilder::new();
+        for p in &g.deep_paths {
+            set.add(globset::Glob::new(p).with_context(|| format!("[gate] deep_paths: bad glob `{p}`"))?);
+        }
+        let set = set.build()?;
+        Ok(change
+            .files
+            .iter()
+            .map(|f| f.diff.path())
+            .find(|p| set.is_match(p))
+            .map(|p| format!("deep tier: the change touches {p}, which matches deep_paths")))
     }
 }
 

@@ -11,8 +11,10 @@
 
 pub mod adjudicate;
 pub mod contract;
+pub mod cost;
 pub mod fence;
 pub mod finding;
+pub mod gate;
 pub mod ground;
 pub mod guidance;
 pub mod pipeline;

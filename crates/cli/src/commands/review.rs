@@ -2,15 +2,16 @@
 //! path to any code host: it only prints.
 
 use crate::args::{ChangeArgs, ReviewArgs};
-use crate::providers;
 use crate::settings::{Env, Settings};
+use crate::{gate, providers, state};
 use anyhow::{Context, Result};
 use gauntlet_change::acquire::PatchSource;
 use gauntlet_change::{Target, git::Git};
 use gauntlet_report::{Format, Options};
 use gauntlet_review::fence::Fence;
+use gauntlet_review::gate::Decision;
 use gauntlet_review::pipeline::{self, Input, RepoHead};
-use gauntlet_review::review::{Review, SCHEMA_VERSION, Skip};
+use gauntlet_review::review::{NotReviewed, Review, SCHEMA_VERSION, Skip};
 use gauntlet_review::{guidance, rules};
 use std::io::Read;
 use std::path::Path;
@@ -47,7 +48,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
     let settings = Settings::resolve(git.root(), config, args, env, is_tty)?;
     let format: Format = settings.format.parse()?;
     let opts = Options { verbose: settings.verbose, color: settings.color && format == Format::Terminal };
-    let change = gauntlet_change::acquire(git, &target(&args.change)?)?;
+    let mut change = gauntlet_change::acquire(git, &target(&args.change)?)?;
 
     let all = rules::load(git.root())?;
     let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
@@ -57,7 +58,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
         .map(|(r, _)| r.clone())
         .collect();
     let rules_version = rules::version(&selected.iter().collect::<Vec<_>>());
-    let skip = |reason: &str| -> Result<Outcome> {
+    let skip = |change: &gauntlet_change::Change, reason: &str| -> Result<Outcome> {
         let review = Review {
             schema_version: SCHEMA_VERSION,
             base: change.base.clone(),
@@ -67,13 +68,22 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
             ..Review::default()
         };
         print!("{}", gauntlet_report::render(&review, format, &opts));
+        eprintln!("gauntlet: skipped: {reason}");
         Ok(Outcome::Done)
     };
     if change.is_empty() {
-        return skip("the change is empty: nothing to review between base and head");
+        return skip(&change, "the change is empty: nothing to review between base and head");
     }
+
+    let state_key = state::review_key(&change.head, &rules_version, &settings.fingerprint);
+    let (ignored, changed_lines) = match gate::decide(git, &change, &settings, args, env, &state_key)? {
+        Decision::Skip { reason } => return skip(&change, &reason),
+        Decision::Review { ignored, changed_lines } => (ignored, changed_lines),
+    };
+    // Ignored files leave the change; the report lists them.
+    change.files.retain(|f| !ignored.iter().any(|(p, _)| p == f.diff.path()));
     if selected.is_empty() {
-        return skip("no reviewer applies to the changed files (see `gauntlet reviewers`)");
+        return skip(&change, "no reviewer applies to the changed files (see `gauntlet reviewers`)");
     }
 
     let models = providers::build(&settings, env)?;
@@ -86,20 +96,33 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
         threshold: settings.threshold,
         region_lines: settings.region_lines,
         validator_tier: settings.validator_tier,
+        budget: settings.budget,
+        prices: settings.prices.clone(),
+        deep: settings.deep_reason(&change, changed_lines)?,
+        context_tokens: settings.file.review.context_tokens.unwrap_or(100_000),
     };
     eprintln!(
-        "gauntlet: reviewing {} file(s) with {} reviewer(s) on {}",
+        "gauntlet: reviewing {} file(s), {changed_lines} changed line(s), with {} reviewer(s) on {}",
         change.files.len(),
         input.reviewers.len(),
-        models.label(gauntlet_model::Tier::Standard)
+        models.label(pipeline_opts.route(gauntlet_model::Tier::Standard))
     );
     let runtime = tokio::runtime::Runtime::new()?;
     let mut review = runtime.block_on(pipeline::run(&input, &models, &pipeline_opts));
+    review.not_reviewed.extend(ignored.into_iter().map(|(path, why)| NotReviewed { path, reason: why }));
     if let Some(note) = crate::offline::tiny_model_note(&review.provider) {
         eprintln!("gauntlet: note: {note}");
         review.notes.insert(0, note);
     }
     print!("{}", gauntlet_report::render(&review, format, &opts));
     let find_gaps = review.gaps.iter().filter(|g| g.step == "find").count();
+    if review.gaps.is_empty() && is_commit(&change.head) {
+        state::mark_reviewed(git, &state_key, &change.head);
+    }
     Ok(if find_gaps == input.reviewers.len() { Outcome::NothingReviewed } else { Outcome::Done })
+}
+
+/// Only commits can be "already reviewed": the index and worktree keep changing.
+fn is_commit(head: &str) -> bool {
+    head.len() >= 40 && head.chars().all(|c| c.is_ascii_hexdigit())
 }

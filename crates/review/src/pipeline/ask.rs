@@ -2,7 +2,7 @@
 //! violation, and fail loudly on a second violation.
 
 use super::Ctx;
-use gauntlet_model::{Request, Turn};
+use gauntlet_model::{Request, Turn, Usage};
 use std::time::Instant;
 
 /// A failed unit of work, with a message for the report's gaps.
@@ -40,14 +40,38 @@ pub(crate) async fn ask<T>(
 /// One provider call, with usage recorded under the request's step and tier.
 pub(crate) async fn call(ctx: &Ctx<'_>, req: &Request) -> Result<String, Failure> {
     let provider = ctx.models.get(req.tier);
+    let estimate = estimate_tokens(req);
+    let estimated_cost = ctx.cost(req.tier, &Usage { input: estimate, ..Usage::default() }).unwrap_or(0.0);
+    let reservation = ctx.ledger.admit(estimate, estimated_cost)?;
     let started = Instant::now();
     let result = provider.complete(req).await;
     let wall_ms = started.elapsed().as_millis() as u64;
     match result {
         Ok(resp) => {
-            ctx.record_usage(&req.step, req.tier, resp.usage, wall_ms);
+            let u = resp.usage;
+            let tokens = u.input + u.cache_read + u.cache_write + u.output;
+            ctx.ledger.settle(reservation, tokens, ctx.cost(req.tier, &u).unwrap_or(0.0));
+            ctx.record_usage(&req.step, req.tier, u, wall_ms);
             Ok(resp.json)
         }
-        Err(e) => Err(format!("model call failed: {e}")),
+        Err(e) => {
+            ctx.ledger.settle(reservation, 0, 0.0);
+            Err(format!("model call failed: {e}"))
+        }
     }
+}
+
+/// Input tokens of a request, estimated at four characters a token (the budget
+/// needs an answer before the call; the real count replaces it afterwards).
+fn estimate_tokens(req: &Request) -> u64 {
+    let turns: usize = req
+        .turns
+        .iter()
+        .map(|t| match t {
+            Turn::User { text } | Turn::Assistant { text, .. } => text.len(),
+            Turn::ToolResults { results } => results.iter().map(|r| r.content.len()).sum(),
+        })
+        .sum();
+    let shared: usize = req.shared.iter().map(String::len).sum();
+    ((shared + turns) / 4) as u64
 }

@@ -8,6 +8,8 @@ use futures::StreamExt;
 use gauntlet_model::{Request, Schema, Turn};
 
 pub(crate) struct FindOutcome {
+    /// Which part of the change this session reviewed.
+    pub part: usize,
     pub reviewer: String,
     pub result: Result<Vec<RawFinding>, String>,
     pub note: Option<String>,
@@ -20,11 +22,13 @@ fn max_tokens(max: usize) -> u32 {
     (256 + max * per_finding).min(16_000) as u32
 }
 
-pub(crate) async fn run_all(ctx: &Ctx<'_>) -> Vec<FindOutcome> {
-    let reviewers = &ctx.input.reviewers;
-    let mut outcomes: Vec<(usize, FindOutcome)> = futures::stream::iter(reviewers.iter().enumerate())
-        .map(|(i, r)| async move { (i, run_one(ctx, r).await) })
-        .buffer_unordered(ctx.opts.concurrency.max(1))
+pub(crate) async fn run_all(ctxs: &[Ctx<'_>]) -> Vec<FindOutcome> {
+    let units: Vec<(usize, &Reviewer)> =
+        (0..ctxs.len()).flat_map(|part| ctxs[part].input.reviewers.iter().map(move |r| (part, r))).collect();
+    let concurrency = ctxs.first().map_or(1, |c| c.opts.concurrency.max(1));
+    let mut outcomes: Vec<(usize, FindOutcome)> = futures::stream::iter(units.into_iter().enumerate())
+        .map(|(i, (part, r))| async move { (i, run_one(&ctxs[part], part, r).await) })
+        .buffer_unordered(concurrency)
         .collect()
         .await;
     // Concurrency must not change the result: restore reviewer order.
@@ -32,7 +36,7 @@ pub(crate) async fn run_all(ctx: &Ctx<'_>) -> Vec<FindOutcome> {
     outcomes.into_iter().map(|(_, o)| o).collect()
 }
 
-async fn run_one(ctx: &Ctx<'_>, reviewer: &Reviewer) -> FindOutcome {
+async fn run_one(ctx: &Ctx<'_>, part: usize, reviewer: &Reviewer) -> FindOutcome {
     let req = Request {
         shared: ctx.shared.clone(),
         turns: vec![Turn::user(crate::prompt::finder(
@@ -44,7 +48,7 @@ async fn run_one(ctx: &Ctx<'_>, reviewer: &Reviewer) -> FindOutcome {
         schema: Some(Schema { name: "report_findings".into(), json: findings_schema(reviewer.max_findings) }),
         tools: Vec::new(),
         max_tokens: max_tokens(reviewer.max_findings),
-        tier: reviewer.tier,
+        tier: ctx.opts.route(reviewer.tier),
         step: "find".into(),
         reviewer: Some(reviewer.name.clone()),
     };
@@ -62,5 +66,5 @@ async fn run_one(ctx: &Ctx<'_>, reviewer: &Reviewer) -> FindOutcome {
         Ok((raws, _)) => (Ok(raws), None),
         Err(e) => (Err(e), None),
     };
-    FindOutcome { reviewer: reviewer.name.clone(), result, note }
+    FindOutcome { part, reviewer: reviewer.name.clone(), result, note }
 }

@@ -4,10 +4,13 @@
 //! is made by the pure functions of [`crate::ground`] and [`crate::adjudicate`].
 
 mod ask;
+mod budget;
+mod chunk;
 mod find;
 mod head;
 mod validate;
 
+pub use budget::Budget;
 pub use head::RepoHead;
 
 use crate::adjudicate::adjudicate;
@@ -60,11 +63,34 @@ pub struct Options {
     pub region_lines: u32,
     /// The validator's tier.
     pub validator_tier: Tier,
+    pub budget: Budget,
+    pub prices: crate::cost::Prices,
+    /// Why this change runs its standard steps on the deep tier, when it does.
+    pub deep: Option<String>,
+    /// Context window (tokens) of the smallest model used; larger changes are split.
+    pub context_tokens: usize,
+}
+
+impl Options {
+    /// The tier a step configured for `tier` runs on: standard steps move to deep
+    /// for large or sensitive changes.
+    pub fn route(&self, tier: Tier) -> Tier {
+        if self.deep.is_some() && tier == Tier::Standard { Tier::Deep } else { tier }
+    }
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { concurrency: 4, threshold: 75, region_lines: 30, validator_tier: Tier::Standard }
+        Options {
+            concurrency: 4,
+            threshold: 75,
+            region_lines: 30,
+            validator_tier: Tier::Standard,
+            budget: Budget::default(),
+            prices: crate::cost::Prices::default(),
+            deep: None,
+            context_tokens: 100_000,
+        }
     }
 }
 
@@ -85,18 +111,31 @@ pub trait RepoRead: HeadFiles + Send + Sync {
     fn text(&self, path: &str) -> Option<String>;
 }
 
-/// Shared state of one run.
+/// Tokens kept free of change text: instructions, a reviewer's or validator's turn,
+/// and the answer.
+const RESERVE_TOKENS: usize = 24_000;
+
+/// State of one part of a run (the whole change, unless it had to be split).
 pub(crate) struct Ctx<'a> {
     pub input: &'a Input<'a>,
+    /// The files of this part.
+    pub change: &'a Change,
     pub models: &'a Models,
     pub opts: &'a Options,
     pub shared: Vec<String>,
-    /// What every session was shown before its own turn.
+    /// What every session of this part was shown before its own turn.
     pub shown: Shown,
-    pub usage: Mutex<BTreeMap<(String, Tier), StepUsage>>,
+    pub usage: &'a Mutex<BTreeMap<(String, Tier), StepUsage>>,
+    pub ledger: &'a budget::Ledger,
 }
 
 impl Ctx<'_> {
+    /// Estimated cost of a call on `tier`; `None` when its price is unknown.
+    pub fn cost(&self, tier: Tier, usage: &Usage) -> Option<f64> {
+        let p = self.models.get(tier);
+        self.opts.prices.get(p.name(), p.model()).map(|price| price.cost(usage))
+    }
+
     pub fn record_usage(&self, step: &str, tier: Tier, usage: Usage, wall_ms: u64) {
         let mut map = self.usage.lock().expect("usage lock");
         let entry = map.entry((step.to_string(), tier)).or_insert_with(|| StepUsage {
@@ -107,9 +146,10 @@ impl Ctx<'_> {
             input: 0,
             output: 0,
             cached: 0,
-            cost: None,
+            cost: Some(0.0),
             wall_ms: 0,
         });
+        entry.cost = entry.cost.zip(self.cost(tier, &usage)).map(|(a, b)| a + b);
         entry.calls += 1;
         entry.input += usage.input + usage.cache_read + usage.cache_write;
         entry.output += usage.output;
@@ -118,43 +158,69 @@ impl Ctx<'_> {
     }
 }
 
-/// Run the pipeline on a change.
-pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
-    let started = Instant::now();
+/// What a part's sessions are shown before their own turn.
+fn shown_for(change: &Change, guidance: &[Guidance]) -> Shown {
     let mut shown = Shown::default();
-    for f in &input.change.files {
+    for f in &change.files {
         shown.add_hunks(f);
         if let Some(text) = &f.head_text {
             shown.add_file(f.diff.path(), text);
         }
     }
-    for g in &input.guidance {
+    for g in guidance {
         shown.add_file(&g.path, &g.text);
     }
-    let ctx = Ctx {
-        input,
-        models,
-        opts,
-        shared: vec![crate::prompt::shared(input.change, &input.guidance, &input.fence)],
-        shown,
-        usage: Mutex::new(BTreeMap::new()),
-    };
+    shown
+}
+
+/// Run the pipeline on a change.
+pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
+    let started = Instant::now();
+    let usage = Mutex::new(BTreeMap::new());
+    let ledger = budget::Ledger::new(opts.budget);
+    let guidance_tokens: usize = input.guidance.iter().map(|g| g.text.len() / 4).sum();
+    let budget = opts.context_tokens.saturating_sub(RESERVE_TOKENS + guidance_tokens).max(1_000);
+    let (parts, too_large) = chunk::plan(input.change, budget);
+    let ctxs: Vec<Ctx<'_>> = parts
+        .iter()
+        .map(|part| Ctx {
+            input,
+            change: part,
+            models,
+            opts,
+            shared: vec![crate::prompt::shared(part, &input.guidance, &input.fence)],
+            shown: shown_for(part, &input.guidance),
+            usage: &usage,
+            ledger: &ledger,
+        })
+        .collect();
     let mut review = Review {
         schema_version: SCHEMA_VERSION,
         base: input.change.base.clone(),
         head: input.change.head.clone(),
-        provider: models.label(Tier::Standard),
+        provider: models.label(opts.route(Tier::Standard)),
         rules_version: input.rules_version.clone(),
         reviewers: input.reviewers.iter().map(|r| r.name.clone()).collect(),
         not_reviewed: not_reviewed(input.change),
         ..Review::default()
     };
-
-    let found = find::run_all(&ctx).await;
+    review.not_reviewed.extend(too_large);
+    if ctxs.len() > 1 {
+        review.notes.push(format!(
+            "the change was split into {} parts to fit the model's context (~{budget} tokens each); \
+             every reviewer ran once per part",
+            ctxs.len()
+        ));
+    }
+    review.notes.extend(opts.deep.clone());
+    let found = find::run_all(&ctxs).await;
     let mut grounded = Vec::new();
     for outcome in found {
         match outcome.result {
-            Ok(raws) => grounded.extend(ground_all(&ctx, &outcome.reviewer, raws, &mut review)),
+            Ok(raws) => {
+                let kept = ground_all(&ctxs[outcome.part], &outcome.reviewer, raws, &mut review);
+                grounded.extend(kept.into_iter().map(|f| (outcome.part, f)));
+            }
             Err(message) => {
                 review.gaps.push(Gap { step: "find".into(), reviewer: Some(outcome.reviewer), finding: None, message })
             }
@@ -163,14 +229,14 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     }
     review.funnel.grounded = grounded.len();
 
-    let judged = validate::run_all(&ctx, &grounded, &mut review).await;
+    let judged = validate::run_all(&ctxs, &grounded, &mut review).await;
     review.funnel.survived = judged.iter().filter(|j| j.verdict == VerdictKind::Survives).count();
     let adj = adjudicate(&judged, opts.threshold);
     review.funnel.published = adj.published.len();
     review.published = adj.published.iter().map(Published::from).collect();
     review.unverified = adj.unverified.iter().map(Published::from).collect();
     review.dropped.extend(adj.dropped);
-    review.usage = ctx.usage.into_inner().expect("usage lock").into_values().collect();
+    review.usage = usage.into_inner().expect("usage lock").into_values().collect();
     review.wall_ms = started.elapsed().as_millis() as u64;
     review
 }
@@ -179,7 +245,7 @@ fn ground_all(ctx: &Ctx<'_>, reviewer: &str, raws: Vec<RawFinding>, review: &mut
     review.funnel.candidates += raws.len();
     let mut kept = Vec::new();
     for raw in raws {
-        match ground(&raw, reviewer, &ctx.shown, ctx.input.head, ctx.input.change) {
+        match ground(&raw, reviewer, &ctx.shown, ctx.input.head, ctx.change) {
             Ok(f) => kept.push(f),
             Err(detail) => review.dropped.push(Dropped {
                 reason: DropReason::Ungrounded,

@@ -17,8 +17,8 @@ const UNVERIFIED_CONFIDENCE: u8 = 25;
 /// A rubber stamp is suspected when this many candidates all survive.
 const RUBBER_STAMP_MIN: usize = 3;
 
-pub(crate) async fn run_all(ctx: &Ctx<'_>, grounded: &[Finding], review: &mut Review) -> Vec<Judged> {
-    let mut results = pass(ctx, grounded, false).await;
+pub(crate) async fn run_all(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], review: &mut Review) -> Vec<Judged> {
+    let mut results = pass(ctxs, grounded, false).await;
     let disproved = results.iter().filter(|r| matches!(r, Ok(j) if j.verdict == VerdictKind::Disproved)).count();
     if grounded.len() >= RUBBER_STAMP_MIN && disproved == 0 {
         review.notes.push(format!(
@@ -26,10 +26,10 @@ pub(crate) async fn run_all(ctx: &Ctx<'_>, grounded: &[Finding], review: &mut Re
              with a stricter instruction; the second answers stand",
             grounded.len()
         ));
-        results = pass(ctx, grounded, true).await;
+        results = pass(ctxs, grounded, true).await;
     }
     let mut judged = Vec::new();
-    for (finding, result) in grounded.iter().zip(results) {
+    for ((_, finding), result) in grounded.iter().zip(results) {
         match result {
             Ok(j) => judged.push(j),
             Err(message) => {
@@ -46,10 +46,11 @@ pub(crate) async fn run_all(ctx: &Ctx<'_>, grounded: &[Finding], review: &mut Re
     judged
 }
 
-async fn pass(ctx: &Ctx<'_>, grounded: &[Finding], strict: bool) -> Vec<Result<Judged, Failure>> {
+async fn pass(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], strict: bool) -> Vec<Result<Judged, Failure>> {
+    let concurrency = ctxs.first().map_or(1, |c| c.opts.concurrency.max(1));
     let mut out: Vec<(usize, Result<Judged, Failure>)> = futures::stream::iter(grounded.iter().enumerate())
-        .map(|(i, f)| async move { (i, one(ctx, f, strict).await) })
-        .buffer_unordered(ctx.opts.concurrency.max(1))
+        .map(|(i, (part, f))| async move { (i, one(&ctxs[*part], f, strict).await) })
+        .buffer_unordered(concurrency)
         .collect()
         .await;
     out.sort_by_key(|(i, _)| *i);
@@ -102,7 +103,7 @@ async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure
         schema: Some(Schema { name: "report_verdict".into(), json: verdict_schema() }),
         tools: Vec::new(),
         max_tokens: 1024,
-        tier: ctx.opts.validator_tier,
+        tier: ctx.opts.route(ctx.opts.validator_tier),
         step: if strict { "revalidate" } else { "validate" }.into(),
         reviewer: Some(f.reviewer.clone()),
     };

@@ -1,0 +1,41 @@
+//! Local state under `.git/gauntlet/`: which heads were already reviewed with
+//! which rules and config, so the gate can skip a repeat.
+
+use anyhow::Result;
+use gauntlet_change::git::Git;
+use sha2::{Digest, Sha256};
+use std::path::PathBuf;
+
+/// A key over everything that changes a review's outcome.
+pub fn review_key(head: &str, rules_version: &str, config_fingerprint: &str) -> String {
+    let mut h = Sha256::new();
+    for part in [head, rules_version, config_fingerprint] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    hex::encode(h.finalize())
+}
+
+fn dir(git: &Git) -> Result<PathBuf> {
+    let out = git.run(&["rev-parse", "--git-common-dir"])?;
+    let common = PathBuf::from(String::from_utf8_lossy(&out).trim());
+    let common = if common.is_absolute() { common } else { git.root().join(common) };
+    Ok(common.join("gauntlet").join("reviewed"))
+}
+
+pub fn was_reviewed(git: &Git, key: &str) -> Result<bool> {
+    Ok(dir(git)?.join(key).exists())
+}
+
+/// Remember a completed review. Best effort: failing to write state never fails a review.
+pub fn mark_reviewed(git: &Git, key: &str, head: &str) {
+    let write = || -> Result<()> {
+        let d = dir(git)?;
+        std::fs::create_dir_all(&d)?;
+        std::fs::write(d.join(key), format!("{head}\n"))?;
+        Ok(())
+    };
+    if let Err(e) = write() {
+        eprintln!("gauntlet: warning: could not record the review under .git/gauntlet: {e}");
+    }
+}

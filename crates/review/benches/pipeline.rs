@@ -1,0 +1,439 @@
+//! The benchmarks of issue 4: critical path, non-model overhead, and prompt caching.
+//!
+//! Run with `cargo bench -p gauntlet-review --bench pipeline`. Every figure is a
+//! median over several runs measured in this same process, and every ratio compares
+//! figures from this run only, so the numbers hold on whatever machine runs them.
+//!
+//! The model is always a fake [`Provider`]: what is measured is gauntlet itself (how
+//! well it overlaps model calls, what it costs around them, what it sends).
+
+use gauntlet_change::git::Git;
+use gauntlet_change::{Change, Target, acquire, parse_patch};
+use gauntlet_model::{ModelError, Provider, Request, Response, Turn, Usage};
+use gauntlet_review::fence::Fence;
+use gauntlet_review::ground::HeadFiles;
+use gauntlet_review::pipeline::{self, Input, Models, Options, RepoHead, RepoRead};
+use gauntlet_review::rules::{self, Origin, Reviewer};
+use gauntlet_review::{Review, guidance, prompt};
+use serde_json::json;
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::runtime::Runtime;
+
+/// Files and lines of the in-memory change of benchmarks 1 and 3: large enough that
+/// the shared block is well past Anthropic's 4,096-token cache minimum and at least
+/// ten times any reviewer's own turn.
+const MEMORY_FILES: usize = 8;
+const MEMORY_LINES: usize = 100;
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    critical_path(&rt);
+    overhead(&rt);
+    tokens(&rt);
+}
+
+// ---------------------------------------------------------------------------------
+// Shared fixtures
+// ---------------------------------------------------------------------------------
+
+/// One line of synthetic code, unique per (file, line) so a quote pins its place.
+fn line_text(file: usize, line: usize) -> String {
+    format!("    let v{file}_{line} = step({line}, {file}); // synthetic line")
+}
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    let mid = samples.len() / 2;
+    if samples.len() % 2 == 1 { samples[mid] } else { (samples[mid - 1] + samples[mid]) / 2.0 }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// A change that adds `files` files of `lines` lines, built through the real patch
+/// parser so its hunks look exactly like acquired ones (no git needed).
+fn memory_change(files: usize, lines: usize) -> Change {
+    let mut patch = String::new();
+    let mut texts = Vec::new();
+    for f in 0..files {
+        let path = format!("src/f{f}.rs");
+        patch.push_str(&format!("diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"));
+        patch.push_str(&format!("@@ -0,0 +1,{lines} @@\n"));
+        let body: String = (1..=lines).map(|l| line_text(f, l) + "\n").collect();
+        patch.extend(body.lines().map(|l| format!("+{l}\n")));
+        texts.push(body);
+    }
+    let diffs = parse_patch(&patch).expect("synthetic patch parses");
+    assert_eq!(diffs.len(), files, "one diff per synthetic file");
+    let files = diffs
+        .into_iter()
+        .zip(texts)
+        .map(|(diff, text)| gauntlet_change::ChangedFile { diff, head_text: Some(text), unreadable: None })
+        .collect();
+    Change { base: "base".into(), head: "head".into(), snapshot: gauntlet_change::Snapshot::Worktree, files }
+}
+
+/// The repository at head for an in-memory change: exactly its files.
+struct MemoryHead<'a>(&'a Change);
+
+impl HeadFiles for MemoryHead<'_> {
+    fn line_count(&self, path: &str) -> Option<u32> {
+        self.text(path).map(|t| t.lines().count() as u32)
+    }
+}
+
+impl RepoRead for MemoryHead<'_> {
+    fn text(&self, path: &str) -> Option<String> {
+        self.0.file(path).and_then(|f| f.head_text.clone())
+    }
+}
+
+/// `count` reviewers with distinct names, parsed from rule files like a repository's own.
+fn synthetic_reviewers(count: usize) -> Vec<Reviewer> {
+    (0..count)
+        .map(|i| {
+            let text = format!(
+                "+++\nname = \"bench-{i}\"\ndescription = \"Synthetic reviewer {i}\"\nmax_findings = 10\n+++\n\
+                 Look for defects of kind {i} in the change.\n"
+            );
+            Reviewer::parse(&format!("bench-{i}.md"), &text, Origin::Builtin).expect("synthetic rule parses")
+        })
+        .collect()
+}
+
+fn memory_input<'a>(change: &'a Change, head: &'a MemoryHead<'a>, reviewers: Vec<Reviewer>) -> Input<'a> {
+    Input {
+        change,
+        reviewers,
+        guidance: Vec::new(),
+        head,
+        rules_version: "bench".into(),
+        fence: Fence::fixed("DATA-bench"),
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The fake model
+// ---------------------------------------------------------------------------------
+
+/// What the fake model answers.
+#[derive(Clone, Copy)]
+enum Script {
+    /// Three grounded findings per reviewer; validators keep all but one per reviewer,
+    /// which they disprove with checkable evidence (so no rubber-stamp re-validation).
+    Grounded,
+    /// No findings at all: a run is then only gauntlet's own work around four calls.
+    Silent,
+}
+
+struct Fake {
+    latency: Duration,
+    script: Script,
+    /// Every request, when asked to keep them (the token benchmark reads their sizes).
+    /// Off elsewhere: cloning megabytes of prompt would inflate the overhead figures.
+    kept: Option<Mutex<Vec<Request>>>,
+}
+
+impl Fake {
+    fn new(latency: Duration, script: Script) -> Fake {
+        Fake { latency, script, kept: None }
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for Fake {
+    fn name(&self) -> &str {
+        "bench"
+    }
+    fn model(&self) -> &str {
+        "fake"
+    }
+    async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
+        if let Some(kept) = &self.kept {
+            kept.lock().expect("kept lock").push(request.clone());
+        }
+        if !self.latency.is_zero() {
+            tokio::time::sleep(self.latency).await;
+        }
+        let json = match (self.script, request.step.as_str()) {
+            (Script::Silent, _) => json!({ "findings": [] }).to_string(),
+            (Script::Grounded, "find") => findings(request),
+            (Script::Grounded, _) => verdict(request),
+        };
+        Ok(Response { json, tool_calls: Vec::new(), usage: Usage { input: 1000, output: 100, ..Usage::default() } })
+    }
+}
+
+/// Where finding `k` of reviewer `r` points: (file, line). Each reviewer has its own
+/// file, so findings of different reviewers never merge.
+fn site(r: usize, k: usize) -> (usize, usize) {
+    (r % MEMORY_FILES, 10 + 20 * k + r)
+}
+
+fn findings(request: &Request) -> String {
+    let name = request.reviewer.as_deref().expect("finder requests name their reviewer");
+    let r: usize = name.trim_start_matches("bench-").parse().expect("synthetic reviewer name");
+    let items: Vec<_> = (0..3)
+        .map(|k| {
+            let (file, line) = site(r, k);
+            json!({
+                "lens": "failure_scenario",
+                "location": format!("src/f{file}.rs:{line}"),
+                // The ids let the validator find this finding's site again.
+                "claim": format!("bench-claim {r} {k}: the step can overflow"),
+                "evidence": line_text(file, line).trim(),
+                "severity": "medium",
+            })
+        })
+        .collect();
+    json!({ "findings": items }).to_string()
+}
+
+fn verdict(request: &Request) -> String {
+    let text = turns_text(request);
+    let ids = text.split("bench-claim ").nth(1).expect("validator turn carries the claim");
+    let mut ids = ids.split([' ', ':']).map(|n| n.parse::<usize>().expect("claim ids"));
+    let (r, k) = (ids.next().expect("reviewer id"), ids.next().expect("finding id"));
+    let (file, line) = site(r, k);
+    let at = format!("src/f{file}.rs:{line}");
+    if k == 0 {
+        let evidence = format!("{at} `{}` is bounded", line_text(file, line).trim());
+        json!({ "verdict": "disproved", "evidence": evidence, "confidence": 75 }).to_string()
+    } else {
+        json!({ "verdict": "survives", "evidence": format!("{at} nothing bounds it"), "confidence": 75 }).to_string()
+    }
+}
+
+fn turns_text(request: &Request) -> String {
+    request
+        .turns
+        .iter()
+        .map(|t| match t {
+            Turn::User { text } | Turn::Assistant { text, .. } => text.clone(),
+            Turn::ToolResults { results } => results.iter().map(|r| r.content.clone()).collect(),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------
+// 1. Critical path
+// ---------------------------------------------------------------------------------
+
+const LATENCY: Duration = Duration::from_millis(200);
+const REVIEWERS: usize = 8;
+const RUNS_CRITICAL: usize = 5;
+
+/// Wall time of a whole run when every model call takes 200 ms. The ideal is the
+/// dependency chain alone: one finder call, then one validator call.
+fn critical_path(rt: &Runtime) {
+    println!(
+        "== 1. critical path ({REVIEWERS} reviewers, 3 findings each, {}ms per model call) ==",
+        LATENCY.as_millis()
+    );
+    let change = memory_change(MEMORY_FILES, MEMORY_LINES);
+    let head = MemoryHead(&change);
+    let models = Models::single(Arc::new(Fake::new(LATENCY, Script::Grounded)));
+    let chain = ms(LATENCY * 2);
+    // 8 is the issue's setting; 24 lets every validation start at once, which
+    // separates gauntlet's own delays from waves forced by the concurrency bound.
+    for concurrency in [8, 24] {
+        let opts = Options { concurrency, ..Options::default() };
+        let mut walls = Vec::new();
+        for _ in 0..RUNS_CRITICAL {
+            let input = memory_input(&change, &head, synthetic_reviewers(REVIEWERS));
+            let started = Instant::now();
+            let review = rt.block_on(pipeline::run(&input, &models, &opts));
+            walls.push(ms(started.elapsed()));
+            check_grounded_run(&review);
+        }
+        let wall = median(walls);
+        let waves = REVIEWERS.div_ceil(concurrency) + (3 * REVIEWERS).div_ceil(concurrency);
+        let bound = ms(LATENCY) * waves as f64;
+        println!(
+            "concurrency {concurrency:>2}: wall {wall:.0} ms | chain {chain:.0} ms | wall/chain {:.2} (target <= 1.20) \
+             | bound at this concurrency {bound:.0} ms ({waves} waves), wall/bound {:.2}",
+            wall / chain,
+            wall / bound
+        );
+    }
+}
+
+/// The timing only means something if the run did what the script intends.
+fn check_grounded_run(review: &Review) {
+    assert!(review.gaps.is_empty(), "gaps: {:?}", review.gaps);
+    assert_eq!(review.funnel.grounded, 3 * REVIEWERS, "every finding grounds: {:?}", review.dropped);
+    assert_eq!(review.funnel.survived, 2 * REVIEWERS, "one disproof per reviewer");
+    assert!(!review.notes.iter().any(|n| n.contains("rubber-stamp")), "no re-validation: {:?}", review.notes);
+}
+
+// ---------------------------------------------------------------------------------
+// 2. Non-model overhead against `git diff`
+// ---------------------------------------------------------------------------------
+
+/// Changed lines per file: every other line of a 200-line file is rewritten, so
+/// hunks carry context like real scattered edits do.
+const CHANGED_PER_FILE: usize = 100;
+const FILE_LINES: usize = 2 * CHANGED_PER_FILE;
+
+/// gauntlet's own work (acquire, input, pipeline with an instant model) against the
+/// `git diff` it starts from, at 1k, 10k and 100k changed lines.
+fn overhead(rt: &Runtime) {
+    println!("\n== 2. non-model overhead vs git diff (instant fake model, built-in reviewers) ==");
+    let models = Models::single(Arc::new(Fake::new(Duration::ZERO, Script::Silent)));
+    let mut previous: Option<(f64, f64)> = None;
+    for (changed, runs) in [(1_000, 5), (10_000, 5), (100_000, 3)] {
+        let files = changed / CHANGED_PER_FILE;
+        let repo = synthetic_repo(files);
+        let git = Git::discover(repo.path()).expect("synthetic repo");
+        let diff = median((0..runs).map(|_| time_git_diff(repo.path())).collect());
+        let splits: Vec<Split> = (0..runs).map(|_| rt.block_on(gauntlet_once(&git, &models))).collect();
+        let part = |f: fn(&Split) -> f64| median(splits.iter().map(f).collect());
+        let total = part(|s| s.acquire + s.prepare + s.run);
+        println!(
+            "{changed:>6} lines ({files:>4} files): git diff {diff:7.1} ms | gauntlet {total:7.1} ms \
+             (acquire {:.1}, guidance+head+fence {:.1}, pipeline::run {:.1}) | ratio {:.2} (target <= 2)",
+            part(|s| s.acquire),
+            part(|s| s.prepare),
+            part(|s| s.run),
+            total / diff
+        );
+        if let Some((prev_diff, prev_total)) = previous {
+            println!(
+                "        growth x10 lines: git diff x{:.1}, gauntlet x{:.1}",
+                diff / prev_diff,
+                total / prev_total
+            );
+        }
+        previous = Some((diff, total));
+    }
+}
+
+/// Milliseconds spent in each stage of one review, to say where overhead comes from.
+struct Split {
+    acquire: f64,
+    /// Guidance lookup, the head reader, the fence and the rules: building `Input`.
+    prepare: f64,
+    run: f64,
+}
+
+/// One review as the CLI does it, minus the model.
+async fn gauntlet_once(git: &Git, models: &Models) -> Split {
+    let clock = Instant::now();
+    let target = Target::Range { base: "main".into(), head: Some("change".into()) };
+    let change = acquire(git, &target).expect("acquire");
+    let acquire = ms(clock.elapsed());
+    let clock = Instant::now();
+    let guidance = guidance::load(git, &change).expect("guidance");
+    let head = RepoHead::new(git, &change).expect("repo head");
+    let fence = Fence::new(&mut rand::rng(), prompt::untrusted_texts(&change, &guidance));
+    let reviewers = rules::builtin();
+    let rules_version = rules::version(&reviewers.iter().collect::<Vec<_>>());
+    let input = Input { change: &change, reviewers, guidance, head: &head, rules_version, fence };
+    let prepare = ms(clock.elapsed());
+    let clock = Instant::now();
+    let review = pipeline::run(&input, models, &Options::default()).await;
+    let run = ms(clock.elapsed());
+    assert!(review.gaps.is_empty(), "gaps: {:?}", review.gaps);
+    Split { acquire, prepare, run }
+}
+
+/// Wall time of `git diff main change`, output read in full as gauntlet reads it.
+fn time_git_diff(dir: &Path) -> f64 {
+    let started = Instant::now();
+    let out = git(dir).args(["diff", "--no-color", "main", "change"]).output().expect("git diff runs");
+    assert!(out.status.success() && !out.stdout.is_empty(), "git diff produced the change");
+    ms(started.elapsed())
+}
+
+fn git(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .args(["-c", "user.name=bench", "-c", "user.email=bench@example.com", "-c", "commit.gpgsign=false"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    cmd
+}
+
+fn git_ok(dir: &Path, args: &[&str]) {
+    let out = git(dir).args(args).output().expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A repository with `files` files on `main`, and a branch `change` that rewrites
+/// every other line of each.
+fn synthetic_repo(files: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    git_ok(root, &["init", "-q", "-b", "main"]);
+    write_files(root, files, false);
+    git_ok(root, &["add", "-A"]);
+    git_ok(root, &["commit", "-q", "-m", "base"]);
+    git_ok(root, &["checkout", "-q", "-b", "change"]);
+    write_files(root, files, true);
+    git_ok(root, &["commit", "-q", "-a", "-m", "change"]);
+    dir
+}
+
+fn write_files(root: &Path, files: usize, changed: bool) {
+    // Ten files a folder, as code is usually laid out (and guidance is looked up per folder).
+    for f in 0..files {
+        let folder = root.join(format!("src/m{}", f / 10));
+        std::fs::create_dir_all(&folder).expect("folder");
+        let text: String =
+            (1..=FILE_LINES)
+                .map(|l| {
+                    if changed && l % 2 == 1 {
+                        line_text(f, l).replace("step", "step_checked")
+                    } else {
+                        line_text(f, l)
+                    }
+                })
+                .map(|l| l + "\n")
+                .collect();
+        std::fs::write(folder.join(format!("f{f}.rs")), text).expect("write file");
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// 3. Input tokens with and without the shared context cached
+// ---------------------------------------------------------------------------------
+
+/// Anthropic prompt caching: a cache write bills 1.25x the input price, a read 0.1x.
+const CACHE_WRITE: f64 = 1.25;
+const CACHE_READ: f64 = 0.1;
+
+/// Billed input units of one run of the four built-in reviewers, from the requests
+/// the pipeline really sends (tokens estimated at four characters each).
+fn tokens(rt: &Runtime) {
+    println!("\n== 3. input tokens per run, shared context cached vs not (4 built-in reviewers) ==");
+    let change = memory_change(MEMORY_FILES, MEMORY_LINES);
+    let head = MemoryHead(&change);
+    let fake = Arc::new(Fake { kept: Some(Mutex::new(Vec::new())), ..Fake::new(Duration::ZERO, Script::Silent) });
+    let models = Models::single(fake.clone());
+    let input = memory_input(&change, &head, rules::builtin());
+    rt.block_on(pipeline::run(&input, &models, &Options::default()));
+    let requests = fake.kept.as_ref().expect("kept").lock().expect("kept lock").clone();
+    assert_eq!(requests.len(), 4, "one finder call per reviewer, no findings");
+    // Caching is only possible if every call starts with the very same bytes.
+    assert!(requests.windows(2).all(|w| w[0].shared == w[1].shared), "shared blocks are identical");
+    let shared = (requests[0].shared.iter().map(String::len).sum::<usize>() / 4) as f64;
+    let turns: Vec<f64> = requests.iter().map(|r| (turns_text(r).len() / 4) as f64).collect();
+    let largest = turns.iter().copied().fold(0.0, f64::max);
+    let uncached: f64 = turns.iter().map(|t| shared + t).sum();
+    let cached: f64 = shared * CACHE_WRITE + turns[0] + turns[1..].iter().map(|t| shared * CACHE_READ + t).sum::<f64>();
+    println!(
+        "shared block {shared:.0} tokens (>= 4096: {}) | largest reviewer turn {largest:.0} tokens \
+         ({:.1}% of shared, <= 10%: {})",
+        shared >= 4096.0,
+        100.0 * largest / shared,
+        largest <= shared / 10.0
+    );
+    println!(
+        "uncached {uncached:.0} units | cached {cached:.0} units | cached/uncached {:.1}% (target <= 50%)",
+        100.0 * cached / uncached
+    );
+}

@@ -1,0 +1,88 @@
+//! Token prices and cost estimates. Known models' prices ship in `data/prices.toml`;
+//! `[prices."model"]` in gauntlet.toml overrides or adds models. Local models cost 0.
+
+use gauntlet_model::Usage;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// USD per million tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+    /// Cached input read; defaults to `input`.
+    pub cache_read: Option<f64>,
+    /// Cache write; defaults to `input`.
+    pub cache_write: Option<f64>,
+}
+
+impl Price {
+    /// Cost of one call's usage. `usage.input` counts only uncached input tokens.
+    pub fn cost(&self, u: &Usage) -> f64 {
+        let per = |tokens: u64, price: f64| tokens as f64 * price / 1_000_000.0;
+        per(u.input, self.input)
+            + per(u.output, self.output)
+            + per(u.cache_read, self.cache_read.unwrap_or(self.input))
+            + per(u.cache_write, self.cache_write.unwrap_or(self.input))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PriceFile {
+    prices: BTreeMap<String, Price>,
+}
+
+/// The price table in effect.
+#[derive(Clone, Debug, Default)]
+pub struct Prices {
+    table: BTreeMap<String, Price>,
+}
+
+impl Prices {
+    /// Built-in prices with `overrides` applied.
+    pub fn with_overrides(overrides: &BTreeMap<String, Price>) -> Prices {
+        let file: PriceFile = toml::from_str(include_str!("../data/prices.toml")).expect("built-in prices parse");
+        let mut table = file.prices;
+        table.extend(overrides.iter().map(|(k, v)| (k.clone(), *v)));
+        Prices { table }
+    }
+
+    /// Price of `provider:model`; local models are free, unknown ones `None`.
+    pub fn get(&self, provider: &str, model: &str) -> Option<Price> {
+        if provider == "local" {
+            return Some(Price { input: 0.0, output: 0.0, cache_read: None, cache_write: None });
+        }
+        self.table.get(model).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sonnet_cost_matches_a_hand_computed_example() {
+        let p = Prices::with_overrides(&BTreeMap::new()).get("anthropic", "claude-sonnet-4-5").unwrap();
+        // 10k uncached in at $3, 2k out at $15, 40k cache reads at $0.30, 4k cache writes at $3.75.
+        let u = Usage { input: 10_000, output: 2_000, cache_read: 40_000, cache_write: 4_000 };
+        let expected = 0.03 + 0.03 + 0.012 + 0.015;
+        assert!((p.cost(&u) - expected).abs() < 1e-12, "{}", p.cost(&u));
+    }
+
+    #[test]
+    fn overrides_replace_and_add_models() {
+        let o = BTreeMap::from([(
+            "mine".to_string(),
+            Price { input: 1.0, output: 1.0, cache_read: None, cache_write: None },
+        )]);
+        let prices = Prices::with_overrides(&o);
+        assert!(prices.get("openai", "mine").is_some());
+        assert!(prices.get("openai", "unknown-model").is_none());
+        assert_eq!(
+            prices.get("local", "smollm2").unwrap().cost(&Usage { input: 5, output: 5, ..Usage::default() }),
+            0.0
+        );
+    }
+}

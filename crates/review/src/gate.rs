@@ -1,0 +1,199 @@
+//! The gate: a deterministic decision, before any model call, on whether a change
+//! deserves a review, and which of its files are worth reviewing.
+//!
+//! Every input is gathered by the caller (flags, CI event, git, local state); this
+//! module only decides, so each reason is a plain unit test.
+
+use gauntlet_change::Change;
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+/// Pull-request facts, from flags, the CI event or the host API. All optional: a
+/// local run knows none of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PrMeta {
+    pub draft: bool,
+    pub closed: bool,
+    pub author: Option<String>,
+    pub title: Option<String>,
+}
+
+/// Gate settings (resolved from `[gate]` in gauntlet.toml).
+#[derive(Clone, Debug)]
+pub struct GateConfig {
+    /// Authors treated as bots besides any name ending in `[bot]`.
+    pub bot_authors: Vec<String>,
+    /// Commit subjects of automated commits (regular expressions).
+    pub automated_subjects: Vec<String>,
+    /// Extra globs of files never worth reviewing.
+    pub ignore: Vec<String>,
+    /// Fewer reviewable changed lines (added + deleted) than this: skip.
+    pub min_changed_lines: usize,
+    /// More reviewable changed lines than this: skip (None: no limit; large changes are chunked).
+    pub max_changed_lines: Option<usize>,
+}
+
+impl Default for GateConfig {
+    fn default() -> GateConfig {
+        GateConfig {
+            bot_authors: vec!["dependabot".into(), "renovate".into(), "github-actions".into()],
+            automated_subjects: vec![
+                r"^(chore|build)\(deps(-dev)?\)".into(),
+                r"^Bump \S+ from \S+ to \S+".into(),
+                r"^Update dependency ".into(),
+                r"^Merge (branch|pull request|remote-tracking branch) ".into(),
+            ],
+            ignore: Vec::new(),
+            min_changed_lines: 1,
+            max_changed_lines: None,
+        }
+    }
+}
+
+/// Lockfiles: machine-written, reviewed by their generator.
+const LOCKFILES: [&str; 14] = [
+    "**/Cargo.lock",
+    "**/package-lock.json",
+    "**/npm-shrinkwrap.json",
+    "**/yarn.lock",
+    "**/pnpm-lock.yaml",
+    "**/bun.lockb",
+    "**/poetry.lock",
+    "**/Pipfile.lock",
+    "**/uv.lock",
+    "**/Gemfile.lock",
+    "**/composer.lock",
+    "**/go.sum",
+    "**/flake.lock",
+    "**/packages.lock.json",
+];
+const VENDORED: [&str; 5] =
+    ["**/vendor/**", "**/node_modules/**", "**/third_party/**", "**/vendored/**", "**/*.min.js"];
+/// Markers generators leave near the top of a file.
+const GENERATED_MARKERS: [&str; 5] =
+    ["@generated", "Code generated", "DO NOT EDIT", "auto-generated", "This file was automatically generated"];
+
+/// What the gate saw, gathered by the caller.
+pub struct GateInput<'a> {
+    pub change: &'a Change,
+    pub pr: &'a PrMeta,
+    /// Subjects of the commits in the range (empty for index, worktree and patches).
+    pub commit_subjects: &'a [String],
+    /// Globs marked `linguist-generated` in `.gitattributes`.
+    pub generated_globs: &'a [String],
+    /// A review with the same head, rules and config already ran.
+    pub already_reviewed: bool,
+    pub force: bool,
+}
+
+/// The gate's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Review {
+        /// Changed files set aside, with the reason (`lockfile`, `generated`, ...).
+        ignored: Vec<(String, String)>,
+        /// Added + deleted lines of the reviewable files.
+        changed_lines: usize,
+    },
+    Skip {
+        reason: String,
+    },
+}
+
+fn globset(globs: impl IntoIterator<Item = impl AsRef<str>>) -> Result<GlobSet, String> {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        b.add(Glob::new(g.as_ref()).map_err(|e| format!("bad glob `{}`: {e}", g.as_ref()))?);
+    }
+    b.build().map_err(|e| e.to_string())
+}
+
+/// Why a path is not worth reviewing, if it is not.
+fn ignore_reason(path: &str, head: Option<&str>, sets: &[(GlobSet, &'static str)]) -> Option<&'static str> {
+    if let Some((_, why)) = sets.iter().find(|(set, _)| set.is_match(path)) {
+        return Some(why);
+    }
+    let top: String = head.unwrap_or("").lines().take(5).collect::<Vec<_>>().join("\n");
+    GENERATED_MARKERS.iter().any(|m| top.contains(m)).then_some("generated")
+}
+
+/// Decide. `Err` is a configuration error (a bad glob or pattern).
+pub fn decide(input: &GateInput<'_>, config: &GateConfig) -> Result<Decision, String> {
+    let sets = [
+        (globset(LOCKFILES)?, "lockfile"),
+        (globset(VENDORED)?, "vendored"),
+        (globset(input.generated_globs)?, "generated"),
+        (globset(&config.ignore)?, "ignored by [gate] ignore"),
+    ];
+    let mut ignored = Vec::new();
+    let mut changed_lines = 0;
+    for f in &input.change.files {
+        match ignore_reason(f.diff.path(), f.head_text.as_deref(), &sets) {
+            Some(why) => ignored.push((f.diff.path().to_string(), why.to_string())),
+            // Binary files carry no reviewable lines.
+            None => changed_lines += f.diff.added() + f.diff.removed(),
+        }
+    }
+    if input.force {
+        return Ok(Decision::Review { ignored, changed_lines });
+    }
+    let skip = |reason: String| Ok(Decision::Skip { reason });
+    if input.pr.closed {
+        return skip("the pull request is closed".into());
+    }
+    if input.pr.draft {
+        return skip("the pull request is a draft (reviews start when it is marked ready)".into());
+    }
+    if let Some(author) = &input.pr.author {
+        let bare = author.trim_end_matches("[bot]");
+        if author.ends_with("[bot]") || config.bot_authors.iter().any(|b| b.eq_ignore_ascii_case(bare)) {
+            return skip(format!("the author `{author}` is a bot"));
+        }
+    }
+    if !input.commit_subjects.is_empty() {
+        let mut patterns = Vec::new();
+        for p in &config.automated_subjects {
+            patterns.push(regex::Regex::new(p).map_err(|e| format!("bad automated_subjects pattern `{p}`: {e}"))?);
+        }
+        if input.commit_subjects.iter().all(|s| patterns.iter().any(|p| p.is_match(s))) {
+            return skip(format!("every commit is automated (e.g. `{}`)", input.commit_subjects[0]));
+        }
+    }
+    if !input.change.files.is_empty() && ignored.len() == input.change.files.len() {
+        return skip("only ignored files changed (lockfiles, generated or vendored files)".into());
+    }
+    if changed_lines < config.min_changed_lines {
+        return skip(format!(
+            "{changed_lines} reviewable changed line(s), fewer than min_changed_lines = {}",
+            config.min_changed_lines
+        ));
+    }
+    if let Some(max) = config.max_changed_lines.filter(|m| changed_lines > *m) {
+        return skip(format!("{changed_lines} changed lines, more than max_changed_lines = {max}"));
+    }
+    if input.already_reviewed {
+        return skip("already reviewed at this head commit with the same rules and config".into());
+    }
+    Ok(Decision::Review { ignored, changed_lines })
+}
+
+/// Globs marked `linguist-generated` (or `linguist-generated=true`) in a `.gitattributes` text.
+pub fn generated_globs(gitattributes: &str) -> Vec<String> {
+    gitattributes
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            let pattern = parts.next()?;
+            let generated = parts.any(|a| a == "linguist-generated" || a == "linguist-generated=true");
+            generated.then(|| {
+                // A pattern without a slash matches at any depth, as in gitattributes.
+                if pattern.contains('/') {
+                    pattern.trim_start_matches('/').to_string()
+                } else {
+                    format!("**/{pattern}")
+                }
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,131 @@
+//! Splitting a change that does not fit the model's context into parts that do.
+//!
+//! Files are kept whole when they fit; a file too large to show whole is shown as
+//! its hunks (with their context lines); a file whose hunks alone do not fit is
+//! not reviewed, and the report says so. Nothing is cut silently.
+
+use crate::review::NotReviewed;
+use gauntlet_change::{Change, ChangedFile};
+
+/// Tokens, estimated at four characters each (the prompt numbers every line, which
+/// the per-line allowance covers).
+fn tokens(chars: usize, lines: usize) -> usize {
+    (chars + lines * 8) / 4
+}
+
+fn whole_cost(f: &ChangedFile) -> usize {
+    let text = f.head_text.as_deref().unwrap_or("");
+    tokens(text.len(), text.lines().count()) + hunks_cost(f)
+}
+
+fn hunks_cost(f: &ChangedFile) -> usize {
+    let lines = f.diff.hunks.iter().flat_map(|h| &h.lines);
+    let (chars, count) = lines.fold((0, 0), |(c, n), l| (c + l.text.len() + 1, n + 1));
+    tokens(chars, count) + 32
+}
+
+/// A file as one part shows it: whole, or reduced to its hunks.
+fn reduced(f: &ChangedFile) -> ChangedFile {
+    ChangedFile {
+        diff: f.diff.clone(),
+        head_text: None,
+        unreadable: Some("too large to show whole; only its hunks are shown".into()),
+    }
+}
+
+/// Split `change` into parts of at most `budget` estimated tokens each.
+pub fn plan(change: &Change, budget: usize) -> (Vec<Change>, Vec<NotReviewed>) {
+    let mut parts: Vec<Vec<ChangedFile>> = Vec::new();
+    let mut current: Vec<ChangedFile> = Vec::new();
+    let mut used = 0;
+    let mut too_large = Vec::new();
+    for f in &change.files {
+        let (file, cost) = if whole_cost(f) <= budget {
+            (f.clone(), whole_cost(f))
+        } else if hunks_cost(f) <= budget {
+            (reduced(f), hunks_cost(f))
+        } else {
+            too_large.push(NotReviewed {
+                path: f.diff.path().to_string(),
+                reason: format!(
+                    "too large: its changes alone are ~{} tokens, over the ~{budget} that fit",
+                    hunks_cost(f)
+                ),
+            });
+            continue;
+        };
+        if used + cost > budget && !current.is_empty() {
+            parts.push(std::mem::take(&mut current));
+            used = 0;
+        }
+        used += cost;
+        current.push(file);
+    }
+    if !current.is_empty() {
+        parts.push(current);
+    }
+    let parts = parts
+        .into_iter()
+        .map(|files| Change {
+            base: change.base.clone(),
+            head: change.head.clone(),
+            snapshot: change.snapshot.clone(),
+            files,
+        })
+        .collect();
+    (parts, too_large)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gauntlet_change::{Snapshot, parse_patch};
+
+    fn file(path: &str, head_lines: usize, changed: usize) -> ChangedFile {
+        let mut patch = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,0 +1,{changed} @@\n");
+        patch.extend((0..changed).map(|i| format!("+line {i} of the change with some words\n")));
+        let head: String = (0..head_lines).map(|i| format!("line {i} of the file with some words\n")).collect();
+        ChangedFile { diff: parse_patch(&patch).unwrap().remove(0), head_text: Some(head), unreadable: None }
+    }
+
+    fn change(files: Vec<ChangedFile>) -> Change {
+        Change { base: "b".into(), head: "h".into(), snapshot: Snapshot::Worktree, files }
+    }
+
+    #[test]
+    fn a_change_that_fits_is_one_part() {
+        let (parts, skipped) = plan(&change(vec![file("a", 10, 2), file("b", 10, 2)]), 10_000);
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].files.len(), 2);
+        assert!(skipped.is_empty());
+    }
+
+    #[test]
+    fn three_files_that_each_fill_most_of_the_context_make_three_parts() {
+        let c = change(vec![file("a", 300, 5), file("b", 300, 5), file("c", 300, 5)]);
+        let each = whole_cost(&c.files[0]);
+        let (parts, skipped) = plan(&c, each + each / 2);
+        assert_eq!(parts.iter().map(|p| p.files.len()).collect::<Vec<_>>(), vec![1, 1, 1]);
+        assert!(parts.iter().all(|p| p.files[0].head_text.is_some()), "files that fit stay whole");
+        assert!(skipped.is_empty());
+    }
+
+    #[test]
+    fn a_file_too_large_whole_is_shown_as_hunks() {
+        let c = change(vec![file("big", 5_000, 3)]);
+        let (parts, skipped) = plan(&c, 1_000);
+        assert!(skipped.is_empty());
+        assert!(parts[0].files[0].head_text.is_none());
+        assert!(parts[0].files[0].unreadable.as_deref().unwrap().contains("hunks"));
+    }
+
+    #[test]
+    fn a_file_whose_changes_alone_do_not_fit_is_listed_not_dropped_silently() {
+        let c = change(vec![file("huge", 10, 5_000), file("small", 10, 2)]);
+        let (parts, skipped) = plan(&c, 1_000);
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].path, "huge");
+        assert!(skipped[0].reason.contains("too large"));
+        assert_eq!(parts[0].files[0].diff.path(), "small");
+    }
+}
