@@ -76,11 +76,14 @@ fn head_or_empty_tree(git: &Git) -> Result<String, ChangeError> {
 }
 
 fn from_git_diff(git: &Git, base: String, head: String, snapshot: Snapshot, text: &str) -> Result<Change, ChangeError> {
+    let diffs = parse_patch(text)?;
+    let wanted: Vec<&str> = diffs.iter().filter(|d| unreadable_reason(d).is_none()).map(|d| d.path()).collect();
+    let mut contents = git.read_many(&snapshot, &wanted)?.into_iter();
     let mut files = Vec::new();
-    for diff in parse_patch(text)? {
+    for diff in diffs {
         let (head_text, unreadable) = match unreadable_reason(&diff) {
             Some(reason) => (None, Some(reason.to_string())),
-            None => decode(git.read(&snapshot, diff.path())?),
+            None => decode(contents.next().flatten()),
         };
         files.push(ChangedFile { diff, head_text, unreadable });
     }

@@ -59,6 +59,54 @@ impl Git {
         }
     }
 
+    /// Read many files at once: one `git cat-file --batch` process for a commit
+    /// snapshot (spawning git per file dominates the cost of large changes), one
+    /// [`Git::read`] each otherwise. Results are in the order of `paths`.
+    pub fn read_many(&self, snapshot: &Snapshot, paths: &[&str]) -> Result<Vec<Option<Vec<u8>>>, ChangeError> {
+        let Snapshot::Commit(rev) = snapshot else {
+            return paths.iter().map(|p| self.read(snapshot, p)).collect();
+        };
+        // A newline would end the batch request early; such rare paths go one by one.
+        let (batched, single): (Vec<usize>, Vec<usize>) = (0..paths.len()).partition(|i| !paths[*i].contains('\n'));
+        let mut out: Vec<Option<Vec<u8>>> = vec![None; paths.len()];
+        let input: String = batched.iter().map(|i| format!("{rev}:{}\n", paths[*i])).collect();
+        let stdout = self.run_with_stdin(&["cat-file", "--batch"], input.into_bytes())?;
+        let mut rest = stdout.as_slice();
+        for i in batched {
+            let (object, after) = parse_batch_entry(rest).ok_or_else(|| ChangeError::Git {
+                args: "cat-file --batch".into(),
+                stderr: "truncated output".into(),
+            })?;
+            out[i] = object;
+            rest = after;
+        }
+        for i in single {
+            out[i] = self.read(snapshot, paths[i])?;
+        }
+        Ok(out)
+    }
+
+    fn run_with_stdin(&self, args: &[&str], input: Vec<u8>) -> Result<Vec<u8>, ChangeError> {
+        use std::io::Write;
+        let mut child = base_command(&self.root)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| ChangeError::Spawn(e.to_string()))?;
+        let mut stdin = child.stdin.take().expect("stdin is piped");
+        // Write from another thread: git answers while we are still asking, and a full
+        // stdout pipe would otherwise deadlock both sides.
+        let writer = std::thread::spawn(move || stdin.write_all(&input));
+        let output = child.wait_with_output().map_err(|e| ChangeError::Spawn(e.to_string()))?;
+        let written = writer.join().expect("stdin writer does not panic");
+        if !output.status.success() || written.is_err() {
+            return Err(git_error(args, &output));
+        }
+        Ok(output.stdout)
+    }
+
     /// Every file path at a snapshot (`git ls-tree -r --name-only`, `git ls-files`),
     /// sorted.
     pub fn list_files(&self, snapshot: &Snapshot) -> Result<Vec<String>, ChangeError> {
@@ -218,6 +266,24 @@ fn split_z(bytes: &[u8]) -> Vec<String> {
 }
 
 /// The blob id of exactly `path` in `git ls-tree -z` output (`MODE TYPE OID\tPATH`).
+/// One answer of `git cat-file --batch`: the blob's bytes (`None` when missing or not
+/// a blob), and the rest of the output.
+fn parse_batch_entry(out: &[u8]) -> Option<(Option<Vec<u8>>, &[u8])> {
+    let nl = out.iter().position(|b| *b == b'\n')?;
+    let header = std::str::from_utf8(&out[..nl]).ok()?;
+    let rest = &out[nl + 1..];
+    let fields: Vec<&str> = header.rsplitn(3, ' ').collect();
+    // `<oid> <type> <size>`; anything else (`<name> missing`, `ambiguous`) has no body.
+    let (Some(size), Some(kind)) = (fields.first().and_then(|s| s.parse::<usize>().ok()), fields.get(1)) else {
+        return Some((None, rest));
+    };
+    if fields.len() != 3 || rest.len() < size + 1 {
+        return None;
+    }
+    let body = (*kind == "blob").then(|| rest[..size].to_vec());
+    Some((body, &rest[size + 1..]))
+}
+
 fn tree_entry(listing: &[u8], path: &str) -> Option<String> {
     split_z(listing).into_iter().find_map(|entry| {
         let (meta, name) = entry.split_once('\t')?;

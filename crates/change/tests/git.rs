@@ -157,3 +157,23 @@ fn diff_ignores_user_config_that_would_change_the_format() {
     assert!(text.contains("--- a/a.txt\n+++ b/a.txt\n"), "{text}");
     assert!(!text.contains('\x1b'), "{text}");
 }
+
+#[test]
+fn read_many_agrees_with_read_for_files_missing_paths_directories_and_odd_names() {
+    let repo = Repo::new();
+    repo.write("a.txt", "alpha\n");
+    repo.write("dir/b.txt", "beta\nsecond line\n");
+    repo.write("with space.txt", "spaced\n");
+    repo.write("café.txt", "accent\n");
+    repo.write("empty.txt", "");
+    let sha = repo.commit("one");
+    let git = repo.handle();
+    let paths = ["a.txt", "missing.txt", "dir", "dir/b.txt", "with space.txt", "café.txt", "empty.txt"];
+    for snapshot in [Snapshot::Commit(sha), Snapshot::Index, Snapshot::Worktree] {
+        let many = git.read_many(&snapshot, &paths).unwrap();
+        let one: Vec<_> = paths.iter().map(|p| git.read(&snapshot, p).unwrap()).collect();
+        assert_eq!(many, one, "{snapshot:?}");
+        assert_eq!(text(many[3].clone()).unwrap(), "beta\nsecond line\n");
+        assert_eq!(many[6], Some(Vec::new()), "an empty file is empty, not missing");
+    }
+}

@@ -42,16 +42,18 @@ pub fn candidate_paths(change: &Change) -> Vec<String> {
 
 /// Read the guidance files that exist at the change's head.
 pub fn load(git: &Git, change: &Change) -> Result<Vec<Guidance>, ChangeError> {
+    let candidates = candidate_paths(change);
+    let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
     let mut found = Vec::new();
-    for path in candidate_paths(change) {
-        if let Some(bytes) = git.read(&change.snapshot, &path)? {
+    for (path, bytes) in candidates.iter().zip(git.read_many(&change.snapshot, &refs)?) {
+        if let Some(bytes) = bytes {
             let mut text = String::from_utf8_lossy(&bytes).into_owned();
             if text.len() > MAX_BYTES {
                 let cut = (0..=MAX_BYTES).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
                 text.truncate(cut);
                 text.push_str("\n[guidance truncated at 32 KiB]\n");
             }
-            found.push(Guidance { path, text });
+            found.push(Guidance { path: path.clone(), text });
         }
     }
     Ok(found)
