@@ -196,39 +196,12 @@ fn worker(
     }
 }
 
-/// What code validation demands of a finding's `location` (`path:LINE` or
-/// `path:START-END`, a line fitting a u32, the whole within `maxLength` 200).
-pub const LOCATION_PATTERN: &str = r"^[^:\s]{1,180}:[1-9][0-9]{0,6}(-[1-9][0-9]{0,6})?$";
-
-/// Stop-gap until the finder contract's schema carries this pattern itself: a
-/// `location` string without one gets [`LOCATION_PATTERN`], so the grammar holds a
-/// small model to what validation will accept (otherwise it writes `file.py`).
-fn with_location_pattern(schema: &serde_json::Value) -> serde_json::Value {
-    fn walk(v: &mut serde_json::Value) {
-        if let Some(props) = v.get_mut("properties").and_then(|p| p.as_object_mut()) {
-            if let Some(loc) = props.get_mut("location").and_then(|l| l.as_object_mut())
-                && loc.get("type").and_then(|t| t.as_str()) == Some("string")
-                && !loc.contains_key("pattern")
-            {
-                loc.insert("pattern".into(), LOCATION_PATTERN.into());
-            }
-            props.values_mut().for_each(walk);
-        }
-        if let Some(items) = v.get_mut("items") {
-            walk(items);
-        }
-    }
-    let mut schema = schema.clone();
-    walk(&mut schema);
-    schema
-}
-
 fn serve(
     session: &mut engine::Session<'_>,
     model: &llama_cpp_2::model::LlamaModel,
     request: &Request,
 ) -> Result<Response, LocalError> {
-    let grammar = request.schema.as_ref().map(|s| grammar::from_schema(&with_location_pattern(&s.json))).transpose()?;
+    let grammar = request.schema.as_ref().map(|s| grammar::from_schema(&s.json)).transpose()?;
     let prompt = session.format().render(model, request)?;
     let out = session.complete(&prompt, grammar.as_ref(), request.max_tokens as usize)?;
     Ok(Response {

@@ -27,8 +27,7 @@ const SHARED: &str = "You review code changes. Answer with JSON only.\n\nThe cha
          raise ValueError(\"page and per_page must be positive\")\n+    last = len(items) // per_page\n\
 +    page = min(page, last)\n     start = (page - 1) * per_page\n     return items[start:start + per_page]\n```\n";
 
-/// The finder contract's schema (the provider adds the location pattern while
-/// the contract lacks it: see `gauntlet_local::LOCATION_PATTERN`).
+/// The finder contract's schema, location pattern included.
 fn finder_schema() -> Schema {
     Schema { name: "report_findings".into(), json: findings_schema(2) }
 }

@@ -13,6 +13,10 @@ pub const LOCATION_MAX: usize = 200;
 pub const CLAIM_MAX: usize = 300;
 pub const EVIDENCE_MAX: usize = 600;
 pub const VERDICT_EVIDENCE_MAX: usize = 600;
+/// What a finding's location looks like, for providers that constrain generation
+/// with it (code validation uses [`Location::parse`]). Bounded so any match also fits
+/// `LOCATION_MAX` and a line fits a u32.
+pub const LOCATION_PATTERN: &str = r"^[^:\s]{1,180}:[1-9][0-9]{0,6}(-[1-9][0-9]{0,6})?$";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -238,7 +242,7 @@ pub fn findings_schema(max_findings: usize) -> Value {
                     "required": ["lens", "location", "claim", "evidence", "severity"],
                     "properties": {
                         "lens": {"type": "string", "enum": ["hidden_assumption", "failure_scenario", "blast_radius"]},
-                        "location": {"type": "string", "maxLength": LOCATION_MAX},
+                        "location": {"type": "string", "maxLength": LOCATION_MAX, "pattern": LOCATION_PATTERN},
                         "claim": {"type": "string", "maxLength": CLAIM_MAX},
                         "evidence": {"type": "string", "maxLength": EVIDENCE_MAX},
                         "severity": {"type": "string", "enum": ["high", "medium", "low"]}
