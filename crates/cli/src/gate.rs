@@ -1,12 +1,18 @@
-//! Gathering the gate's inputs: PR metadata, commit subjects, `.gitattributes`,
-//! and whether this head was already reviewed.
+//! Gathering the gate's inputs: PR metadata, commit subjects and `.gitattributes`.
 
 use crate::args::ReviewArgs;
+use crate::pr;
 use crate::settings::{Env, Settings};
-use crate::{pr, state};
 use anyhow::Result;
 use gauntlet_change::{Change, git::Git};
-use gauntlet_review::gate::{self, Decision, GateInput};
+use gauntlet_review::gate::{self, Decision, GateInput, PrMeta};
+
+/// What the gate needs to know besides the change itself.
+pub struct Facts {
+    pr: PrMeta,
+    subjects: Vec<String>,
+    generated: Vec<String>,
+}
 
 /// Subjects of the commits in base..head; empty when head is not a commit.
 fn commit_subjects(git: &Git, change: &Change) -> Vec<String> {
@@ -17,26 +23,39 @@ fn commit_subjects(git: &Git, change: &Change) -> Vec<String> {
     }
 }
 
+pub fn gather(git: &Git, change: &Change, args: &ReviewArgs, env: &Env) -> Result<Facts> {
+    let flags = pr::PrFlags { draft: args.pr_draft, author: args.pr_author.clone(), title: args.pr_title.clone() };
+    let attributes = git.read(&change.snapshot, ".gitattributes")?.map(|b| String::from_utf8_lossy(&b).into_owned());
+    Ok(Facts {
+        pr: pr::resolve(&flags, env),
+        subjects: commit_subjects(git, change),
+        generated: gate::generated_globs(attributes.as_deref().unwrap_or("")),
+    })
+}
+
+fn config_error(e: String) -> anyhow::Error {
+    anyhow::anyhow!("[gate] in gauntlet.toml: {e}")
+}
+
+/// Changed files not worth reviewing, with the reason.
+pub fn ignored(facts: &Facts, change: &Change, settings: &Settings) -> Result<Vec<(String, String)>> {
+    Ok(gate::classify(change, &facts.generated, &settings.gate).map_err(config_error)?.0)
+}
+
 pub fn decide(
-    git: &Git,
+    facts: &Facts,
     change: &Change,
     settings: &Settings,
-    args: &ReviewArgs,
-    env: &Env,
-    state_key: &str,
+    already_reviewed: bool,
+    force: bool,
 ) -> Result<Decision> {
-    let flags = pr::PrFlags { draft: args.pr_draft, author: args.pr_author.clone(), title: args.pr_title.clone() };
-    let meta = pr::resolve(&flags, env);
-    let attributes = git.read(&change.snapshot, ".gitattributes")?.map(|b| String::from_utf8_lossy(&b).into_owned());
-    let generated = gate::generated_globs(attributes.as_deref().unwrap_or(""));
-    let subjects = commit_subjects(git, change);
     let input = GateInput {
         change,
-        pr: &meta,
-        commit_subjects: &subjects,
-        generated_globs: &generated,
-        already_reviewed: state::was_reviewed(git, state_key)?,
-        force: args.force,
+        pr: &facts.pr,
+        commit_subjects: &facts.subjects,
+        generated_globs: &facts.generated,
+        already_reviewed,
+        force,
     };
-    gate::decide(&input, &settings.gate).map_err(|e| anyhow::anyhow!("[gate] in gauntlet.toml: {e}"))
+    gate::decide(&input, &settings.gate).map_err(config_error)
 }

@@ -16,17 +16,18 @@ pub const NO_PROVIDER: &str = "no model provider configured: set ANTHROPIC_API_K
 (or OPENAI_BASE_URL for a local server such as Ollama), pass --provider NAME --model NAME, \
 or set [models] in gauntlet.toml (run `gauntlet init` for a commented example)";
 
-pub fn build(settings: &Settings, env: &Env) -> Result<Models> {
-    // Nothing configured and no key: a local Ollama, else the embedded model.
-    let fallback;
-    let specs = match settings.models.as_ref() {
-        Some(specs) => specs,
-        None => {
-            let spec = crate::offline::fallback()?;
-            fallback = Tier::ALL.iter().map(|t| (*t, spec.clone())).collect();
-            &fallback
-        }
-    };
+/// The model of every tier: as configured, or (nothing configured and no key) a
+/// local Ollama, else the embedded model.
+pub fn specs(settings: &Settings) -> Result<BTreeMap<Tier, ModelSpec>> {
+    if let Some(specs) = &settings.models {
+        return Ok(specs.clone());
+    }
+    let spec = crate::offline::fallback()?;
+    Ok(Tier::ALL.iter().map(|t| (*t, spec.clone())).collect())
+}
+
+pub fn build(settings: &Settings, specs: &BTreeMap<Tier, ModelSpec>, env: &Env) -> Result<Models> {
+    check_prices(settings, specs)?;
     let mut policy = RetryPolicy::default();
     if let Some(secs) = settings.file.network.timeout_secs {
         policy.timeout = Duration::from_secs(secs);
@@ -98,4 +99,23 @@ fn one(spec: &ModelSpec, settings: &Settings, env: &Env) -> Result<Arc<dyn Provi
         }
         other => bail!("unknown provider `{other}`: use anthropic, openai, ollama, command or local"),
     })
+}
+
+/// A cost limit needs a price for every model that can spend it.
+fn check_prices(settings: &Settings, specs: &BTreeMap<Tier, ModelSpec>) -> Result<()> {
+    if settings.budget.max_cost.is_none() {
+        return Ok(());
+    }
+    for spec in specs.values() {
+        if settings.prices.get(&spec.provider, &spec.model).is_none() {
+            bail!(
+                "--max-cost needs the price of {}:{}, which gauntlet does not know: add [prices.\"{}\"] input = ..., \
+                 output = ... (USD per million tokens) to gauntlet.toml, or use --max-tokens",
+                spec.provider,
+                spec.model,
+                spec.model
+            );
+        }
+    }
+    Ok(())
 }

@@ -322,7 +322,9 @@ impl Settings {
             max_tokens: args.max_tokens.or(b.max_tokens),
             max_cost: args.max_cost.or(b.max_cost),
         };
-        let fingerprint = format!("{threshold}|{models:?}|{:?}|{:?}|{:?}", file.reviewers, file.review, file.gate);
+        let only = if args.reviewers.is_empty() { file.reviewers.only.clone() } else { args.reviewers.clone() };
+        let urls = [env("ANTHROPIC_BASE_URL"), env("OPENAI_BASE_URL")];
+        let fingerprint = format!("{threshold}|{only:?}|{budget:?}|{urls:?}|{file:?}");
         Ok(Settings {
             gate,
             budget,
@@ -336,14 +338,33 @@ impl Settings {
             verbose: args.verbose,
             color,
             disable: file.reviewers.disable.clone(),
-            only: if args.reviewers.is_empty() { file.reviewers.only.clone() } else { args.reviewers.clone() },
+            only,
             models,
             file,
         })
     }
 }
 
+/// Context window assumed for hosted models when `[review] context_tokens` is unset.
+const HOSTED_CONTEXT: usize = 100_000;
+/// Context assumed for the embedded model when `[models.local] context` is unset.
+const LOCAL_CONTEXT: usize = 8_192;
+
 impl Settings {
+    /// The context window changes are split to fit: the configured one, else the
+    /// smallest of the models in use (the embedded model's is small).
+    pub fn context_tokens(&self, specs: &BTreeMap<Tier, ModelSpec>) -> usize {
+        if let Some(n) = self.file.review.context_tokens {
+            return n;
+        }
+        let local = self.file.models.local.context.map_or(LOCAL_CONTEXT, |c| c as usize);
+        specs
+            .values()
+            .map(|s| if s.provider == "local" { local } else { HOSTED_CONTEXT })
+            .min()
+            .unwrap_or(HOSTED_CONTEXT)
+    }
+
     /// Why the change's standard steps should run on the deep tier, if they should.
     pub fn deep_reason(&self, change: &gauntlet_change::Change, changed_lines: usize) -> Result<Option<String>> {
         let g = &self.file.gate;
@@ -352,11 +373,8 @@ impl Settings {
                 "deep tier: {changed_lines} changed lines, more than deep_min_changed_lines = {min}"
             )));
         }
-        let mut set = globset::GlobSetBuilder::new();
-        for p in &g.deep_paths {
-            set.add(globset::Glob::new(p).with_context(|| format!("[gate] deep_paths: bad glob `{p}`"))?);
-        }
-        let set = set.build()?;
+        let set =
+            gauntlet_review::gate::globset(&g.deep_paths).map_err(|e| anyhow::anyhow!("[gate] deep_paths: {e}"))?;
         Ok(change
             .files
             .iter()

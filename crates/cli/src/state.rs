@@ -1,15 +1,26 @@
 //! Local state under `.git/gauntlet/`: which heads were already reviewed with
 //! which rules and config, so the gate can skip a repeat.
 
+use crate::settings::{ModelSpec, Settings};
 use anyhow::Result;
+use gauntlet_change::Change;
 use gauntlet_change::git::Git;
+use gauntlet_model::Tier;
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// A key over everything that changes a review's outcome.
-pub fn review_key(head: &str, rules_version: &str, config_fingerprint: &str) -> String {
+/// A key over everything that changes a review's outcome: the range, the rules, the
+/// resolved settings, the models of every tier, and the config file as written.
+pub fn review_key(
+    change: &Change,
+    rules_version: &str,
+    settings: &Settings,
+    specs: &BTreeMap<Tier, ModelSpec>,
+) -> String {
     let mut h = Sha256::new();
-    for part in [head, rules_version, config_fingerprint] {
+    let models: Vec<String> = specs.iter().map(|(t, s)| format!("{}={}:{}", t.as_str(), s.provider, s.model)).collect();
+    for part in [&change.base, &change.head, rules_version, &settings.fingerprint, &models.join(",")] {
         h.update(part.as_bytes());
         h.update([0]);
     }

@@ -44,8 +44,13 @@ async fn the_same_head_is_not_reviewed_twice() {
     assert!(report["skipped"]["reason"].as_str().unwrap().contains("already reviewed"), "{out}");
     assert_eq!(fake.seen().len(), calls);
     // Other rules or config are a different review.
-    let (_, out, _) =
-        gauntlet(dir.path(), Wire::OpenAi, &server, &["review", "--format", "json", "--threshold", "50"]).await;
+    let (_, out, _) = gauntlet(
+        dir.path(),
+        Wire::OpenAi,
+        &server,
+        &["review", "--format", "json", "--reviewers", "correctness", "--threshold", "50"],
+    )
+    .await;
     assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["skipped"], Value::Null);
 }
 
@@ -106,7 +111,7 @@ async fn a_change_larger_than_the_context_is_split_into_parts_and_none_is_lost()
         ["a.py", "b.py", "c.py"].iter().map(|p| (format!("src/{p}"), body.clone())).collect();
     let head: Vec<(&str, &str)> = files.iter().map(|(p, b)| (p.as_str(), b.as_str())).collect();
     let dir = repo(&[("README.md", "x\n")], &head);
-    std::fs::write(dir.path().join("gauntlet.toml"), "[review]\ncontext_tokens = 26000\n").unwrap();
+    std::fs::write(dir.path().join("gauntlet.toml"), "[review]\ncontext_tokens = 2600\n").unwrap();
     let (server, fake) = Fake::start(Wire::Anthropic, vec![]).await;
     let (code, out, err) =
         gauntlet(dir.path(), Wire::Anthropic, &server, &["review", "--format", "json", "--reviewers", "correctness"])
@@ -124,4 +129,31 @@ async fn a_change_larger_than_the_context_is_split_into_parts_and_none_is_lost()
         );
     }
     assert_eq!(report["not_reviewed"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_admitted_together_cannot_pass_the_token_budget_between_them() {
+    let dir = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
+    let (server, fake) = Fake::start(Wire::Anthropic, vec![]).await;
+    // Either finder's worst case (prompt + full answer allowance) fits 9,000 tokens;
+    // both together do not, so the second is refused even though real answers are short.
+    let args = ["review", "--format", "json", "--reviewers", "correctness,security-privacy", "--max-tokens", "9000"];
+    let (code, out, err) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(fake.count("find"), 1);
+    let gaps = report["gaps"].as_array().unwrap();
+    assert_eq!(gaps.len(), 1, "{gaps:?}");
+    assert!(gaps[0]["message"].as_str().unwrap().contains("budget of 9000"), "{gaps:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cost_limit_on_a_model_without_a_price_is_refused_up_front() {
+    let dir = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
+    let (server, fake) = Fake::start(Wire::OpenAi, vec![]).await;
+    let args = ["review", "--provider", "openai", "--model", "my-finetune", "--max-cost", "1"];
+    let (code, _, err) = gauntlet(dir.path(), Wire::OpenAi, &server, &args).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("[prices.\"my-finetune\"]"), "{err}");
+    assert!(fake.seen().is_empty());
 }

@@ -36,11 +36,12 @@ impl Default for GateConfig {
     fn default() -> GateConfig {
         GateConfig {
             bot_authors: vec!["dependabot".into(), "renovate".into(), "github-actions".into()],
+            // Whole-subject patterns of dependency bots, so a human subject that merely
+            // starts the same way ("Bump version ... and fix the API") is not one.
             automated_subjects: vec![
-                r"^(chore|build)\(deps(-dev)?\)".into(),
-                r"^Bump \S+ from \S+ to \S+".into(),
-                r"^Update dependency ".into(),
-                r"^Merge (branch|pull request|remote-tracking branch) ".into(),
+                r"^(chore|build|fix)\(deps(-dev)?\): (bump|update) \S+( requirement)? from \S+ to \S+$".into(),
+                r"^Bump \S+( and \S+)? from \S+ to \S+( in /\S*)?$".into(),
+                r"^(chore\(deps\): )?[Uu]pdate ([a-z-]+ ){0,2}\S+ to v?[0-9]\S*$".into(),
             ],
             ignore: Vec::new(),
             min_changed_lines: 1,
@@ -68,9 +69,11 @@ const LOCKFILES: [&str; 14] = [
 ];
 const VENDORED: [&str; 5] =
     ["**/vendor/**", "**/node_modules/**", "**/third_party/**", "**/vendored/**", "**/*.min.js"];
-/// Markers generators leave near the top of a file.
-const GENERATED_MARKERS: [&str; 5] =
-    ["@generated", "Code generated", "DO NOT EDIT", "auto-generated", "This file was automatically generated"];
+/// What generators write near the top of a file (Go's, Facebook's `@generated`,
+/// and the common "this file was generated" banners). Loose phrases such as a bare
+/// "DO NOT EDIT" appear in hand-written headers too, so they do not count alone.
+const GENERATED_MARKERS: &str =
+    r"@generated|Code generated .* DO NOT EDIT|(?i)this (file|code) (was|is) (automatically|auto-?)generated";
 
 /// What the gate saw, gathered by the caller.
 pub struct GateInput<'a> {
@@ -99,7 +102,8 @@ pub enum Decision {
     },
 }
 
-fn globset(globs: impl IntoIterator<Item = impl AsRef<str>>) -> Result<GlobSet, String> {
+/// Build a glob set, naming the bad glob on error.
+pub fn globset(globs: impl IntoIterator<Item = impl AsRef<str>>) -> Result<GlobSet, String> {
     let mut b = GlobSetBuilder::new();
     for g in globs {
         b.add(Glob::new(g.as_ref()).map_err(|e| format!("bad glob `{}`: {e}", g.as_ref()))?);
@@ -112,27 +116,39 @@ fn ignore_reason(path: &str, head: Option<&str>, sets: &[(GlobSet, &'static str)
     if let Some((_, why)) = sets.iter().find(|(set, _)| set.is_match(path)) {
         return Some(why);
     }
+    static MARKERS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let markers = MARKERS.get_or_init(|| regex::Regex::new(GENERATED_MARKERS).expect("marker pattern is valid"));
     let top: String = head.unwrap_or("").lines().take(5).collect::<Vec<_>>().join("\n");
-    GENERATED_MARKERS.iter().any(|m| top.contains(m)).then_some("generated")
+    markers.is_match(&top).then_some("generated")
 }
 
-/// Decide. `Err` is a configuration error (a bad glob or pattern).
-pub fn decide(input: &GateInput<'_>, config: &GateConfig) -> Result<Decision, String> {
+/// Files not worth reviewing (path, reason), and the changed lines of the rest.
+pub fn classify(
+    change: &Change,
+    generated_globs: &[String],
+    config: &GateConfig,
+) -> Result<(Vec<(String, String)>, usize), String> {
     let sets = [
         (globset(LOCKFILES)?, "lockfile"),
         (globset(VENDORED)?, "vendored"),
-        (globset(input.generated_globs)?, "generated"),
+        (globset(generated_globs)?, "generated"),
         (globset(&config.ignore)?, "ignored by [gate] ignore"),
     ];
     let mut ignored = Vec::new();
     let mut changed_lines = 0;
-    for f in &input.change.files {
+    for f in &change.files {
         match ignore_reason(f.diff.path(), f.head_text.as_deref(), &sets) {
             Some(why) => ignored.push((f.diff.path().to_string(), why.to_string())),
             // Binary files carry no reviewable lines.
             None => changed_lines += f.diff.added() + f.diff.removed(),
         }
     }
+    Ok((ignored, changed_lines))
+}
+
+/// Decide. `Err` is a configuration error (a bad glob or pattern).
+pub fn decide(input: &GateInput<'_>, config: &GateConfig) -> Result<Decision, String> {
+    let (ignored, changed_lines) = classify(input.change, input.generated_globs, config)?;
     if input.force {
         return Ok(Decision::Review { ignored, changed_lines });
     }
@@ -171,7 +187,9 @@ pub fn decide(input: &GateInput<'_>, config: &GateConfig) -> Result<Decision, St
         return skip(format!("{changed_lines} changed lines, more than max_changed_lines = {max}"));
     }
     if input.already_reviewed {
-        return skip("already reviewed at this head commit with the same rules and config".into());
+        return skip(
+            "already reviewed at this head commit with the same rules and config (--force reviews again)".into(),
+        );
     }
     Ok(Decision::Review { ignored, changed_lines })
 }

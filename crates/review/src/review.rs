@@ -28,6 +28,17 @@ pub struct Review {
     /// Things the reader should know about how the run went (rubber-stamp re-check, ...).
     pub notes: Vec<String>,
     pub wall_ms: u64,
+    /// Reviewer sessions scheduled (reviewers x parts of the change); with the `find`
+    /// gaps this tells whether anything was reviewed at all.
+    #[serde(skip)]
+    pub find_units: usize,
+}
+
+impl Review {
+    /// True when no reviewer session completed: nothing was reviewed.
+    pub fn nothing_reviewed(&self) -> bool {
+        self.find_units == self.gaps.iter().filter(|g| g.step == "find").count()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

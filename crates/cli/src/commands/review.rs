@@ -6,7 +6,7 @@ use crate::settings::{Env, Settings};
 use crate::{gate, providers, state};
 use anyhow::{Context, Result};
 use gauntlet_change::acquire::PatchSource;
-use gauntlet_change::{Target, git::Git};
+use gauntlet_change::{Change, Target, git::Git};
 use gauntlet_report::{Format, Options};
 use gauntlet_review::fence::Fence;
 use gauntlet_review::gate::Decision;
@@ -49,21 +49,12 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
     let format: Format = settings.format.parse()?;
     let opts = Options { verbose: settings.verbose, color: settings.color && format == Format::Terminal };
     let mut change = gauntlet_change::acquire(git, &target(&args.change)?)?;
-
-    let all = rules::load(git.root())?;
-    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
-    let selected: Vec<_> = rules::select(&all, &paths, &settings.disable, &settings.only)
-        .into_iter()
-        .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
-        .map(|(r, _)| r.clone())
-        .collect();
-    let rules_version = rules::version(&selected.iter().collect::<Vec<_>>());
-    let skip = |change: &gauntlet_change::Change, reason: &str| -> Result<Outcome> {
+    let skip = |change: &Change, rules_version: &str, reason: &str| -> Result<Outcome> {
         let review = Review {
             schema_version: SCHEMA_VERSION,
             base: change.base.clone(),
             head: change.head.clone(),
-            rules_version: rules_version.clone(),
+            rules_version: rules_version.to_string(),
             skipped: Some(Skip { reason: reason.to_string() }),
             ..Review::default()
         };
@@ -72,21 +63,38 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
         Ok(Outcome::Done)
     };
     if change.is_empty() {
-        return skip(&change, "the change is empty: nothing to review between base and head");
+        return skip(&change, "", "the change is empty: nothing to review between base and head");
     }
 
-    let state_key = state::review_key(&change.head, &rules_version, &settings.fingerprint);
-    let (ignored, changed_lines) = match gate::decide(git, &change, &settings, args, env, &state_key)? {
-        Decision::Skip { reason } => return skip(&change, &reason),
-        Decision::Review { ignored, changed_lines } => (ignored, changed_lines),
+    // Ignored files leave the change before reviewers are chosen; the report lists them.
+    // With --force a change made only of them is reviewed as it is.
+    let facts = gate::gather(git, &change, args, env)?;
+    let ignored = gate::ignored(&facts, &change, &settings)?;
+    let everything_ignored = ignored.len() == change.files.len();
+    let full_change = change.clone();
+    if !(args.force && everything_ignored) {
+        change.files.retain(|f| !ignored.iter().any(|(p, _)| p == f.diff.path()));
+    }
+    let all = rules::load(git.root())?;
+    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
+    let selected: Vec<_> = rules::select(&all, &paths, &settings.disable, &settings.only)
+        .into_iter()
+        .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
+        .map(|(r, _)| r.clone())
+        .collect();
+    let rules_version = rules::version(&selected.iter().collect::<Vec<_>>());
+    let specs = providers::specs(&settings)?;
+    let state_key = state::review_key(&change, &rules_version, &settings, &specs);
+    let already = state::was_reviewed(git, &state_key)?;
+    let changed_lines = match gate::decide(&facts, &full_change, &settings, already, args.force)? {
+        Decision::Skip { reason } => return skip(&change, &rules_version, &reason),
+        Decision::Review { changed_lines, .. } => changed_lines,
     };
-    // Ignored files leave the change; the report lists them.
-    change.files.retain(|f| !ignored.iter().any(|(p, _)| p == f.diff.path()));
     if selected.is_empty() {
-        return skip(&change, "no reviewer applies to the changed files (see `gauntlet reviewers`)");
+        return skip(&change, &rules_version, "no reviewer applies to the changed files (see `gauntlet reviewers`)");
     }
 
-    let models = providers::build(&settings, env)?;
+    let models = providers::build(&settings, &specs, env)?;
     let guidance = guidance::load(git, &change)?;
     let head = RepoHead::new(git, &change)?;
     let fence = Fence::new(&mut rand::rng(), gauntlet_review::prompt::untrusted_texts(&change, &guidance));
@@ -99,7 +107,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
         budget: settings.budget,
         prices: settings.prices.clone(),
         deep: settings.deep_reason(&change, changed_lines)?,
-        context_tokens: settings.file.review.context_tokens.unwrap_or(100_000),
+        context_tokens: settings.context_tokens(&specs),
     };
     eprintln!(
         "gauntlet: reviewing {} file(s), {changed_lines} changed line(s), with {} reviewer(s) on {}",
@@ -109,17 +117,21 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
     );
     let runtime = tokio::runtime::Runtime::new()?;
     let mut review = runtime.block_on(pipeline::run(&input, &models, &pipeline_opts));
-    review.not_reviewed.extend(ignored.into_iter().map(|(path, why)| NotReviewed { path, reason: why }));
+    if !(args.force && everything_ignored) {
+        review.not_reviewed.extend(ignored.into_iter().map(|(path, why)| NotReviewed { path, reason: why }));
+    }
     if let Some(note) = crate::offline::tiny_model_note(&review.provider) {
         eprintln!("gauntlet: note: {note}");
         review.notes.insert(0, note);
     }
     print!("{}", gauntlet_report::render(&review, format, &opts));
-    let find_gaps = review.gaps.iter().filter(|g| g.step == "find").count();
+    if review.nothing_reviewed() {
+        return Ok(Outcome::NothingReviewed);
+    }
     if review.gaps.is_empty() && is_commit(&change.head) {
         state::mark_reviewed(git, &state_key, &change.head);
     }
-    Ok(if find_gaps == input.reviewers.len() { Outcome::NothingReviewed } else { Outcome::Done })
+    Ok(Outcome::Done)
 }
 
 /// Only commits can be "already reviewed": the index and worktree keep changing.

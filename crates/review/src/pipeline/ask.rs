@@ -40,9 +40,11 @@ pub(crate) async fn ask<T>(
 /// One provider call, with usage recorded under the request's step and tier.
 pub(crate) async fn call(ctx: &Ctx<'_>, req: &Request) -> Result<String, Failure> {
     let provider = ctx.models.get(req.tier);
-    let estimate = estimate_tokens(req);
-    let estimated_cost = ctx.cost(req.tier, &Usage { input: estimate, ..Usage::default() }).unwrap_or(0.0);
-    let reservation = ctx.ledger.admit(estimate, estimated_cost)?;
+    // Reserve the worst case (the whole answer allowance), so calls admitted together
+    // cannot pass the budget between them; settling gives back what was not used.
+    let worst = Usage { input: estimate_tokens(req), output: u64::from(req.max_tokens), ..Usage::default() };
+    let worst_cost = ctx.cost(req.tier, &worst).unwrap_or(0.0);
+    let reservation = ctx.ledger.admit(worst.input + worst.output, worst_cost)?;
     let started = Instant::now();
     let result = provider.complete(req).await;
     let wall_ms = started.elapsed().as_millis() as u64;

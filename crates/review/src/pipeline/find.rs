@@ -23,8 +23,18 @@ fn max_tokens(max: usize) -> u32 {
 }
 
 pub(crate) async fn run_all(ctxs: &[Ctx<'_>]) -> Vec<FindOutcome> {
-    let units: Vec<(usize, &Reviewer)> =
-        (0..ctxs.len()).flat_map(|part| ctxs[part].input.reviewers.iter().map(move |r| (part, r))).collect();
+    // A reviewer runs on a part only if the part holds a file its globs match.
+    let units: Vec<(usize, &Reviewer)> = (0..ctxs.len())
+        .flat_map(|part| {
+            let paths: Vec<&str> = ctxs[part].change.files.iter().map(|f| f.diff.path()).collect();
+            ctxs[part]
+                .input
+                .reviewers
+                .iter()
+                .filter(move |r| r.first_match(paths.iter().copied()).is_some())
+                .map(move |r| (part, r))
+        })
+        .collect();
     let concurrency = ctxs.first().map_or(1, |c| c.opts.concurrency.max(1));
     let mut outcomes: Vec<(usize, FindOutcome)> = futures::stream::iter(units.into_iter().enumerate())
         .map(|(i, (part, r))| async move { (i, run_one(&ctxs[part], part, r).await) })

@@ -111,8 +111,8 @@ pub trait RepoRead: HeadFiles + Send + Sync {
     fn text(&self, path: &str) -> Option<String>;
 }
 
-/// Tokens kept free of change text: instructions, a reviewer's or validator's turn,
-/// and the answer.
+/// Tokens kept free of change text (instructions, a reviewer's or validator's turn,
+/// and the answer): a quarter of the context, at most this.
 const RESERVE_TOKENS: usize = 24_000;
 
 /// State of one part of a run (the whole change, unless it had to be split).
@@ -179,7 +179,8 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     let usage = Mutex::new(BTreeMap::new());
     let ledger = budget::Ledger::new(opts.budget);
     let guidance_tokens: usize = input.guidance.iter().map(|g| g.text.len() / 4).sum();
-    let budget = opts.context_tokens.saturating_sub(RESERVE_TOKENS + guidance_tokens).max(1_000);
+    let reserve = RESERVE_TOKENS.min(opts.context_tokens / 4);
+    let budget = opts.context_tokens.saturating_sub(reserve + guidance_tokens).max(1_000);
     let (parts, too_large) = chunk::plan(input.change, budget);
     let ctxs: Vec<Ctx<'_>> = parts
         .iter()
@@ -204,7 +205,22 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
         not_reviewed: not_reviewed(input.change),
         ..Review::default()
     };
-    review.not_reviewed.extend(too_large);
+    for entry in too_large {
+        if !review.not_reviewed.iter().any(|n| n.path == entry.path) {
+            review.not_reviewed.push(entry);
+        }
+    }
+    let reduced: Vec<&str> = parts
+        .iter()
+        .flat_map(|p| &p.files)
+        .filter(|f| f.head_text.is_none() && input.change.file(f.diff.path()).is_some_and(|o| o.head_text.is_some()))
+        .map(|f| f.diff.path())
+        .collect();
+    if !reduced.is_empty() {
+        review
+            .notes
+            .push(format!("too large to show whole, so reviewed from their hunks only: {}", reduced.join(", ")));
+    }
     if ctxs.len() > 1 {
         review.notes.push(format!(
             "the change was split into {} parts to fit the model's context (~{budget} tokens each); \
@@ -214,6 +230,7 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     }
     review.notes.extend(opts.deep.clone());
     let found = find::run_all(&ctxs).await;
+    review.find_units = found.len();
     let mut grounded = Vec::new();
     for outcome in found {
         match outcome.result {
@@ -245,7 +262,8 @@ fn ground_all(ctx: &Ctx<'_>, reviewer: &str, raws: Vec<RawFinding>, review: &mut
     review.funnel.candidates += raws.len();
     let mut kept = Vec::new();
     for raw in raws {
-        match ground(&raw, reviewer, &ctx.shown, ctx.input.head, ctx.change) {
+        // Inline placement depends on the whole change, not on this part of it.
+        match ground(&raw, reviewer, &ctx.shown, ctx.input.head, ctx.input.change) {
             Ok(f) => kept.push(f),
             Err(detail) => review.dropped.push(Dropped {
                 reason: DropReason::Ungrounded,

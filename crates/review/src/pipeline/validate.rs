@@ -19,14 +19,33 @@ const RUBBER_STAMP_MIN: usize = 3;
 
 pub(crate) async fn run_all(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], review: &mut Review) -> Vec<Judged> {
     let mut results = pass(ctxs, grounded, false).await;
+    let answered = results.iter().filter(|r| r.is_ok()).count();
     let disproved = results.iter().filter(|r| matches!(r, Ok(j) if j.verdict == VerdictKind::Disproved)).count();
-    if grounded.len() >= RUBBER_STAMP_MIN && disproved == 0 {
+    if answered >= RUBBER_STAMP_MIN && disproved == 0 {
         review.notes.push(format!(
-            "rubber-stamp check: the validator disproved none of {} findings, so every finding was validated again \
-             with a stricter instruction; the second answers stand",
-            grounded.len()
+            "rubber-stamp check: the validator disproved none of {answered} findings, so every finding was validated \
+             again with a stricter instruction; the second answers stand"
         ));
-        results = pass(ctxs, grounded, true).await;
+        let second = pass(ctxs, grounded, true).await;
+        results = results
+            .into_iter()
+            .zip(second)
+            .zip(grounded)
+            .map(|((first, second), (_, f))| match (first, second) {
+                (_, Ok(j)) => Ok(j),
+                // A re-check that could not run leaves the first answer, with the gap said.
+                (Ok(j), Err(message)) => {
+                    review.gaps.push(Gap {
+                        step: "revalidate".into(),
+                        reviewer: Some(f.reviewer.clone()),
+                        finding: Some(f.id.clone()),
+                        message: format!("the stricter re-check did not run ({message}); the first answer stands"),
+                    });
+                    Ok(j)
+                }
+                (Err(e), Err(_)) => Err(e),
+            })
+            .collect();
     }
     let mut judged = Vec::new();
     for ((_, finding), result) in grounded.iter().zip(results) {
