@@ -19,15 +19,17 @@ struct Spent {
     cost: f64,
 }
 
+/// What a run has spent against its [`Budget`]; shared by every call of the run
+/// (the review pipeline's, and the loop's in `gauntlet fix`).
 #[derive(Debug, Default)]
-pub(crate) struct Ledger {
+pub struct Ledger {
     budget: Budget,
     spent: Mutex<Spent>,
 }
 
 /// What an admitted call reserved; settled with the real figures afterwards.
 #[derive(Debug)]
-pub(crate) struct Reservation {
+pub struct Reservation {
     tokens: u64,
     cost: f64,
 }

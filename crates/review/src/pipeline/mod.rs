@@ -10,7 +10,7 @@ mod find;
 mod head;
 mod validate;
 
-pub use budget::Budget;
+pub use budget::{Budget, Ledger, Reservation};
 pub use head::RepoHead;
 
 use crate::adjudicate::adjudicate;
