@@ -3,6 +3,7 @@
 use crate::diff::parse_file_patches;
 use crate::{Change, ChangeError, ChangedFile, FileDiff, FileStatus, LineKind, Snapshot, git::Git, parse_patch};
 use diffy::Patch;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// Which change to review.
@@ -61,9 +62,34 @@ pub fn acquire(git: &Git, target: &Target) -> Result<Change, ChangeError> {
 fn commit_range(git: &Git, tip: &str, head: String) -> Result<Change, ChangeError> {
     // Unrelated histories have no merge base; comparing the tips is the best left.
     let base = git.merge_base(tip, &head)?.unwrap_or_else(|| tip.to_string());
-    let text = if base == head { String::new() } else { git.diff(&[&base, &head, "--"])? };
     let snapshot = Snapshot::Commit(head.clone());
-    from_git_diff(git, base, head, snapshot, &text)
+    if base == head {
+        return from_git_diff(git, base, head, snapshot, "");
+    }
+    // The diff and the head contents are independent git processes: run them side by
+    // side, so reading whole files adds little to the time `git diff` takes anyway.
+    let (text, prefetched) = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| prefetch(git, &base, &head, &snapshot));
+        let text = git.diff(&[&base, &head, "--"]);
+        (text, reader.join().unwrap_or_else(|_| Ok(HashMap::new())))
+    });
+    from_git_diff_with(git, base, head, snapshot, &text?, prefetched?)
+}
+
+/// Head contents of every file the range adds or changes, keyed by head path.
+fn prefetch(
+    git: &Git,
+    base: &str,
+    head: &str,
+    snapshot: &Snapshot,
+) -> Result<HashMap<String, Option<Vec<u8>>>, ChangeError> {
+    let names =
+        git.run(&["diff", "--name-only", "-z", "--no-ext-diff", "--diff-filter=d", "-M", "-C", base, head, "--"])?;
+    let paths: Vec<String> =
+        names.split(|b| *b == 0).filter(|p| !p.is_empty()).map(|p| String::from_utf8_lossy(p).into_owned()).collect();
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let contents = git.read_many(snapshot, &refs)?;
+    Ok(paths.into_iter().zip(contents).collect())
 }
 
 /// HEAD's sha, or the empty tree in a repository without commits, so a first commit's
@@ -76,14 +102,32 @@ fn head_or_empty_tree(git: &Git) -> Result<String, ChangeError> {
 }
 
 fn from_git_diff(git: &Git, base: String, head: String, snapshot: Snapshot, text: &str) -> Result<Change, ChangeError> {
+    from_git_diff_with(git, base, head, snapshot, text, HashMap::new())
+}
+
+/// Build the change from diff text, taking head contents from `prefetched` where it
+/// has them and reading the rest in one batch.
+fn from_git_diff_with(
+    git: &Git,
+    base: String,
+    head: String,
+    snapshot: Snapshot,
+    text: &str,
+    mut prefetched: HashMap<String, Option<Vec<u8>>>,
+) -> Result<Change, ChangeError> {
     let diffs = parse_patch(text)?;
-    let wanted: Vec<&str> = diffs.iter().filter(|d| unreadable_reason(d).is_none()).map(|d| d.path()).collect();
-    let mut contents = git.read_many(&snapshot, &wanted)?.into_iter();
+    let missing: Vec<&str> = diffs
+        .iter()
+        .filter(|d| unreadable_reason(d).is_none() && !prefetched.contains_key(d.path()))
+        .map(|d| d.path())
+        .collect();
+    let read = git.read_many(&snapshot, &missing)?;
+    prefetched.extend(missing.iter().map(|p| p.to_string()).zip(read));
     let mut files = Vec::new();
     for diff in diffs {
         let (head_text, unreadable) = match unreadable_reason(&diff) {
             Some(reason) => (None, Some(reason.to_string())),
-            None => decode(contents.next().flatten()),
+            None => decode(prefetched.remove(diff.path()).flatten()),
         };
         files.push(ChangedFile { diff, head_text, unreadable });
     }
