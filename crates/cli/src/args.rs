@@ -77,7 +77,7 @@ pub struct ReviewArgs {
     /// Model for every tier.
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
-    /// Output format: terminal, json or markdown.
+    /// Output format: terminal, json, markdown, sarif, rdjson or rdjsonl.
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// Show dropped findings and why.

@@ -1,5 +1,6 @@
 //! Output formats for a finished [`Review`]: a terminal report for people, a
-//! single JSON object for machines, and GitHub-flavoured Markdown for comments.
+//! single JSON object for machines, GitHub-flavoured Markdown for comments,
+//! SARIF 2.1.0 for code-scanning services and reviewdog's `rdjson`/`rdjsonl`.
 //!
 //! Every format reads the same `Review` and nothing else. Text that came from a
 //! model (claims, evidence, validator answers, provider errors) is untrusted: the
@@ -8,7 +9,9 @@
 
 mod fmt;
 mod json;
-mod markdown;
+pub mod markdown;
+mod rdjson;
+pub mod sarif;
 mod terminal;
 
 use gauntlet_review::Review;
@@ -20,17 +23,25 @@ pub enum Format {
     Terminal,
     Json,
     Markdown,
+    Sarif,
+    Rdjson,
+    /// reviewdog's line-delimited form: one diagnostic per line.
+    Rdjsonl,
 }
 
 impl Format {
     /// Every format, in the order help text lists them.
-    pub const ALL: [Format; 3] = [Format::Terminal, Format::Json, Format::Markdown];
+    pub const ALL: [Format; 6] =
+        [Format::Terminal, Format::Json, Format::Markdown, Format::Sarif, Format::Rdjson, Format::Rdjsonl];
 
     pub fn name(self) -> &'static str {
         match self {
             Format::Terminal => "terminal",
             Format::Json => "json",
             Format::Markdown => "markdown",
+            Format::Sarif => "sarif",
+            Format::Rdjson => "rdjson",
+            Format::Rdjsonl => "rdjsonl",
         }
     }
 }
@@ -62,7 +73,7 @@ impl FromStr for Format {
     }
 }
 
-/// Presentation switches. JSON ignores both: it always carries everything.
+/// Presentation switches. The machine formats (JSON, SARIF, rdjson) ignore both.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     /// Also show what was dropped, and why.
@@ -71,11 +82,15 @@ pub struct Options {
     pub color: bool,
 }
 
-/// Render `review` in `format`. The result always ends with a newline.
+/// Render `review` in `format`. The result ends with a newline, except
+/// `rdjsonl` with nothing published, which is empty.
 pub fn render(review: &Review, format: Format, opts: &Options) -> String {
     match format {
         Format::Terminal => terminal::render(review, opts),
         Format::Json => json::render(review),
         Format::Markdown => markdown::render(review, opts),
+        Format::Sarif => sarif::render(review),
+        Format::Rdjson => rdjson::render(review),
+        Format::Rdjsonl => rdjson::render_lines(review),
     }
 }

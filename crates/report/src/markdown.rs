@@ -1,4 +1,5 @@
-//! GitHub-flavoured Markdown, for PR comments and job summaries.
+//! GitHub-flavoured Markdown, for PR comments and job summaries. The escaping
+//! helpers are public: the publisher builds its comments with them.
 //!
 //! Model-provided text is data: outside code it is escaped so it can neither
 //! open Markdown structure (links, emphasis, headings, tables) nor carry raw
@@ -12,6 +13,7 @@ use gauntlet_review::finding::Dropped;
 use gauntlet_review::review::{Gap, Published};
 use std::fmt::Write as _;
 
+/// The whole review as one Markdown document.
 pub(crate) fn render(review: &Review, opts: &Options) -> String {
     let mut out = String::new();
     header(&mut out, review);
@@ -186,11 +188,18 @@ fn capitalise(s: &str) -> String {
 }
 
 /// Untrusted text on one line: structure characters backslash-escaped, `<`,
-/// `>` and `&` as entities (no raw HTML), line breaks folded into spaces. Safe
-/// in paragraphs, list items and table cells.
-fn text(s: &str) -> String {
+/// `>` and `&` as entities (no raw HTML, so no hidden comments either), line
+/// breaks folded into spaces. Safe in paragraphs, list items and table cells.
+///
+/// Code hosts also act on plain text: `@name` notifies a person, and a bare
+/// `https://…` or `www.…` becomes a link that could carry data out. An
+/// invisible zero-width space after `@`, after the scheme's `:` and before
+/// `www`'s dot keeps the text readable while breaking those patterns.
+pub fn text(s: &str) -> String {
+    let folded = fold(s);
+    let chars: Vec<char> = folded.chars().collect();
     let mut out = String::with_capacity(s.len());
-    for c in fold(s).chars() {
+    for (i, &c) in chars.iter().enumerate() {
         match c {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -198,6 +207,11 @@ fn text(s: &str) -> String {
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
                 out.push('\\');
                 out.push(c);
+            }
+            '@' => out.push_str("@\u{200B}"),
+            ':' if chars[i + 1..].starts_with(&['/', '/']) => out.push_str(":\u{200B}"),
+            '.' if i >= 3 && chars[i - 3..i].iter().collect::<String>().eq_ignore_ascii_case("www") => {
+                out.push_str("\u{200B}.")
             }
             _ => out.push(c),
         }
@@ -208,7 +222,7 @@ fn text(s: &str) -> String {
 /// Untrusted multi-line text as one paragraph: each line escaped like [`text`]
 /// and defused at its start (headings, quotes, lists, setext underlines,
 /// indented code), joined by hard line breaks.
-fn paragraph(s: &str) -> String {
+pub fn paragraph(s: &str) -> String {
     let lines: Vec<String> =
         s.lines().map(str::trim).filter(|l| !l.is_empty()).map(|l| defuse_line_start(text(l))).collect();
     lines.join("\\\n")
@@ -227,7 +241,7 @@ fn defuse_line_start(line: String) -> String {
 
 /// An inline code span that holds `s` verbatim (on one line), whatever
 /// backticks it contains.
-fn code(s: &str) -> String {
+pub fn code(s: &str) -> String {
     let s = fold(s);
     if s.is_empty() {
         return String::new();
@@ -244,7 +258,7 @@ fn code_cell(s: &str) -> String {
 }
 
 /// A fenced code block longer than any backtick run in `s`.
-fn fenced(s: &str) -> String {
+pub fn fenced(s: &str) -> String {
     let ticks = "`".repeat((longest_backtick_run(s) + 1).max(3));
     let body = s.trim_end_matches(['\n', '\r']);
     format!("{ticks}\n{body}\n{ticks}\n\n")

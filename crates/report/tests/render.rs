@@ -338,6 +338,90 @@ fn format_names() {
     for f in Format::ALL {
         assert_eq!(f.name().parse::<Format>(), Ok(f));
     }
-    let err = "sarif".parse::<Format>().unwrap_err().to_string();
-    assert_eq!(err, "unknown format `sarif`; valid formats: terminal, json, markdown");
+    let err = "xml".parse::<Format>().unwrap_err().to_string();
+    assert_eq!(err, "unknown format `xml`; valid formats: terminal, json, markdown, sarif, rdjson, rdjsonl");
+}
+
+#[test]
+fn markdown_breaks_mentions_and_bare_links() {
+    let mut review = hostile();
+    review.published[0].claim = "ping @octocat, see https://evil.example/?d=secret and www.evil.example".into();
+    let out = render(&review, Format::Markdown, &PLAIN);
+    assert!(!out.contains("@octocat") && out.contains("@\u{200B}octocat"), "{out}");
+    assert!(!out.contains("https://") && !out.contains("www."), "{out}");
+}
+
+#[test]
+fn full_sarif() {
+    insta::assert_snapshot!(render(&full(), Format::Sarif, &PLAIN));
+}
+
+#[test]
+fn full_rdjson() {
+    insta::assert_snapshot!(render(&full(), Format::Rdjson, &PLAIN));
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("valid JSON")
+}
+
+#[test]
+fn sarif_has_what_code_scanning_requires() {
+    let log = json(&render(&full(), Format::Sarif, &PLAIN));
+    assert_eq!(log["version"], "2.1.0");
+    assert!(log["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
+    let run = &log["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "gauntlet");
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "published findings only, never unverified ones");
+    for r in results {
+        let index = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], r["ruleId"]);
+        assert!(["error", "warning", "note"].contains(&r["level"].as_str().unwrap()));
+        assert!(!r["message"]["text"].as_str().unwrap().is_empty());
+        let physical = &r["locations"][0]["physicalLocation"];
+        assert!(
+            physical["artifactLocation"]["uri"].as_str().unwrap().starts_with("src/")
+                || physical["artifactLocation"]["uri"].as_str().unwrap().starts_with("web/")
+        );
+        assert!(physical["region"]["startLine"].as_u64().unwrap() >= 1);
+        assert!(r["partialFingerprints"]["gauntlet/v1"].is_string());
+    }
+    assert_eq!(results[0]["level"], "error");
+    assert_eq!(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 88);
+    let invocation = &run["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false, "a coverage gap is not a successful run");
+    let notes = invocation["toolExecutionNotifications"].to_string();
+    assert!(notes.contains("529 overloaded") && notes.contains("could not be verified either way"), "{notes}");
+}
+
+#[test]
+fn sarif_of_a_clean_run_has_no_results_and_succeeds() {
+    let log = json(&render(&clean(), Format::Sarif, &PLAIN));
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 0);
+    assert_eq!(log["runs"][0]["invocations"][0]["executionSuccessful"], true);
+}
+
+#[test]
+fn rdjsonl_is_one_diagnostic_per_published_finding() {
+    let out = render(&full(), Format::Rdjsonl, &PLAIN);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2);
+    let first = json(lines[0]);
+    assert_eq!(first["location"]["path"], "src/auth/session.rs");
+    assert_eq!(first["location"]["range"]["start"]["line"], 88);
+    assert_eq!(first["severity"], "ERROR");
+    assert_eq!(json(lines[1])["severity"], "WARNING");
+    assert_eq!(render(&clean(), Format::Rdjsonl, &PLAIN), "", "no diagnostics, no lines");
+    let whole = json(&render(&full(), Format::Rdjson, &PLAIN));
+    assert_eq!(whole["source"]["name"], "gauntlet");
+    assert_eq!(whole["diagnostics"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn rdjson_messages_are_safe_to_post() {
+    let out = render(&hostile(), Format::Rdjson, &PLAIN);
+    let message = json(&out)["diagnostics"][0]["message"].as_str().unwrap().to_string();
+    assert!(!message.contains('<') && !message.replace("\\]", "").contains("]("), "{message}");
 }
