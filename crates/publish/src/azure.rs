@@ -1,0 +1,229 @@
+//! Azure DevOps: every comment lives in a pull-request thread. Inline threads
+//! carry a `threadContext` (a `filePath` starting with `/`, head-side lines)
+//! and the file's `changeTrackingId` from the iteration that holds the head
+//! under review. The overview is a thread without a file, created `closed` so
+//! that a branch policy requiring resolved comments is never blocked by it.
+
+use crate::PublishError;
+use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Thread};
+use crate::http::{Client, encode, string};
+use crate::marker::{FindingMarker, OverviewMarker};
+use async_trait::async_trait;
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+const HOST: &str = "Azure DevOps";
+const VERSION: &str = "api-version=7.1";
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `SYSTEM_COLLECTIONURI`, e.g. `https://dev.azure.com/org/`.
+    pub collection_uri: String,
+    /// `SYSTEM_TEAMPROJECT` (name or id).
+    pub project: String,
+    /// `BUILD_REPOSITORY_ID`.
+    pub repository: String,
+    /// `SYSTEM_PULLREQUEST_PULLREQUESTID`.
+    pub pull_request: u64,
+    /// `SYSTEM_ACCESSTOKEN`.
+    pub token: String,
+}
+
+/// The iteration comments are placed against, and each file's tracking id in it.
+#[derive(Clone, Debug, Default)]
+struct Iteration {
+    id: u64,
+    tracking: BTreeMap<String, u64>,
+}
+
+pub struct Azure {
+    client: Client,
+    collection: String,
+    pr: String,
+    iteration: Mutex<Option<Iteration>>,
+}
+
+impl Azure {
+    pub fn new(config: Config) -> Result<Azure, PublishError> {
+        let collection = config.collection_uri.trim_end_matches('/').to_string();
+        let pr = format!(
+            "{collection}/{}/_apis/git/repositories/{}/pullRequests/{}",
+            encode(&config.project),
+            encode(&config.repository),
+            config.pull_request
+        );
+        let client = Client::new(HOST, &[("Authorization", format!("Bearer {}", config.token))], &config.token)?;
+        Ok(Azure { client, collection, pr, iteration: Mutex::new(None) })
+    }
+
+    async fn own_id(&self) -> Result<String, PublishError> {
+        let url = format!("{}/_apis/connectionData", self.collection);
+        let (data, _) = self.client.get(&url, "find out who the token belongs to").await?;
+        string(&data, "/authenticatedUser/id", HOST, "read the token's identity")
+    }
+
+    /// The iteration whose source commit is `head`, else the latest one (with
+    /// `false`: the pull request moved on since the pipeline started).
+    async fn load_iteration(&self, head: &str) -> Result<(Iteration, bool), PublishError> {
+        let url = format!("{}/iterations?{VERSION}", self.pr);
+        let (list, _) = self.client.get(&url, "list the pull request's iterations").await?;
+        let iterations = list["value"].as_array().cloned().unwrap_or_default();
+        let id_of = |v: &Value| v["id"].as_u64().unwrap_or(0);
+        let matching =
+            iterations.iter().filter(|i| i["sourceRefCommit"]["commitId"].as_str() == Some(head)).map(id_of).max();
+        let latest = iterations.iter().map(id_of).max().unwrap_or(1).max(1);
+        let id = matching.unwrap_or(latest);
+        let mut tracking = BTreeMap::new();
+        let mut skip = 0;
+        for _ in 0..100 {
+            let url = format!("{}/iterations/{id}/changes?{VERSION}&$top=2000&$skip={skip}", self.pr);
+            let (changes, _) = self.client.get(&url, "list the iteration's changed files").await?;
+            for entry in changes["changeEntries"].as_array().into_iter().flatten() {
+                if let (Some(path), Some(tid)) = (entry["item"]["path"].as_str(), entry["changeTrackingId"].as_u64()) {
+                    tracking.insert(path.trim_start_matches('/').to_string(), tid);
+                }
+            }
+            match changes["nextSkip"].as_u64() {
+                Some(next) if next > skip => skip = next,
+                _ => break,
+            }
+        }
+        Ok((Iteration { id, tracking }, matching.is_some()))
+    }
+
+    async fn edit(&self, thread: &Handle, body: &str) -> Result<(), PublishError> {
+        let url = format!("{}/threads/{}/comments/{}?{VERSION}", self.pr, thread.thread, thread.comment);
+        self.client.send(Method::PATCH, &url, &json!({"content": body}), "edit a thread comment").await?;
+        Ok(())
+    }
+
+    async fn set_status(&self, thread: &Handle, status: &str) -> Result<(), PublishError> {
+        let url = format!("{}/threads/{}?{VERSION}", self.pr, thread.thread);
+        self.client.send(Method::PATCH, &url, &json!({"status": status}), "change a thread's status").await?;
+        Ok(())
+    }
+
+    async fn new_thread(&self, body: Value, what: &str) -> Result<(), PublishError> {
+        self.client.send(Method::POST, &format!("{}/threads?{VERSION}", self.pr), &body, what).await?;
+        Ok(())
+    }
+}
+
+/// Sort one thread into the overview or a finding thread, when its first
+/// comment is the pipeline's.
+fn classify(t: &Value, me: &str, existing: &mut Existing) {
+    if t["isDeleted"] == true {
+        return;
+    }
+    let comments: Vec<&Value> = t["comments"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["isDeleted"] != true && c["commentType"] != "system")
+        .collect();
+    let Some(first) = comments.first() else { return };
+    let author = |c: &Value| c["author"]["id"].as_str().unwrap_or_default().to_string();
+    let body = first["content"].as_str().unwrap_or_default();
+    if author(first) != me {
+        return;
+    }
+    let handle = Handle { thread: t["id"].to_string(), comment: first["id"].to_string() };
+    if OverviewMarker::parse(body).is_some() {
+        if existing.overview.is_none() {
+            existing.overview = Some(Overview { handle, body: body.to_string() });
+        }
+    } else if FindingMarker::parse(body).is_some() {
+        let status = t["status"].as_str().unwrap_or("active");
+        existing.threads.push(Thread {
+            handle,
+            path: t["threadContext"]["filePath"].as_str().unwrap_or_default().trim_start_matches('/').to_string(),
+            body: body.to_string(),
+            resolved: !matches!(status, "active" | "pending" | "unknown"),
+            replies: comments[1..]
+                .iter()
+                .filter(|c| author(c) != me)
+                .filter_map(|c| c["content"].as_str().map(str::to_string))
+                .collect(),
+        });
+    }
+}
+
+#[async_trait]
+impl CodeHost for Azure {
+    fn name(&self) -> &'static str {
+        HOST
+    }
+
+    async fn existing(&self, head: &str) -> Result<Existing, PublishError> {
+        let me = self.own_id().await?;
+        let (iteration, matches_head) = self.load_iteration(head).await?;
+        let mut existing = Existing::default();
+        if !matches_head {
+            existing.inline_blocked = Some(
+                "no iteration of the pull request has the reviewed head (a push after this pipeline started)".into(),
+            );
+        }
+        *self.iteration.lock().expect("iteration lock") = Some(iteration);
+        let (threads, _) =
+            self.client.get(&format!("{}/threads?{VERSION}", self.pr), "list the pull request's threads").await?;
+        for t in threads["value"].as_array().into_iter().flatten() {
+            classify(t, &me, &mut existing);
+        }
+        Ok(existing)
+    }
+
+    async fn create(&self, head: &str, comments: &[NewComment]) -> Result<(), PublishError> {
+        let cached = self.iteration.lock().expect("iteration lock").clone();
+        let iteration = match cached {
+            Some(i) => i,
+            None => self.load_iteration(head).await?.0,
+        };
+        // Azure DevOps has no batch endpoint: one thread per comment.
+        for c in comments {
+            let mut thread = json!({
+                "comments": [{"parentCommentId": 0, "content": c.body, "commentType": "text"}],
+                "status": "active",
+                "threadContext": {
+                    "filePath": format!("/{}", c.anchor.path.trim_start_matches('/')),
+                    "rightFileStart": {"line": c.anchor.start, "offset": 1},
+                    "rightFileEnd": {"line": c.anchor.line, "offset": 1},
+                },
+            });
+            if let Some(tracking) = iteration.tracking.get(&c.anchor.path) {
+                thread["pullRequestThreadContext"] = json!({
+                    "changeTrackingId": tracking,
+                    "iterationContext": {"firstComparingIteration": 1, "secondComparingIteration": iteration.id},
+                });
+            }
+            self.new_thread(thread, "open a thread").await?;
+        }
+        Ok(())
+    }
+
+    async fn update(&self, thread: &Handle, body: &str, reopen: bool) -> Result<(), PublishError> {
+        if reopen {
+            self.set_status(thread, "active").await?;
+        }
+        self.edit(thread, body).await
+    }
+
+    async fn resolve(&self, thread: &Handle, body: &str) -> Result<(), PublishError> {
+        self.edit(thread, body).await?;
+        self.set_status(thread, "fixed").await
+    }
+
+    async fn upsert_overview(&self, existing: Option<&Handle>, body: &str) -> Result<(), PublishError> {
+        match existing {
+            Some(h) => self.edit(h, body).await,
+            None => {
+                let thread = json!({
+                    "comments": [{"parentCommentId": 0, "content": body, "commentType": "text"}],
+                    "status": "closed",
+                });
+                self.new_thread(thread, "post the overview thread").await
+            }
+        }
+    }
+}

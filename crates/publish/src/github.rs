@@ -1,0 +1,229 @@
+//! GitHub: the overview is an issue comment on the pull request; inline
+//! findings go out as one review (`event: COMMENT`) on the head commit; threads
+//! are listed and resolved through GraphQL, the only API that knows them.
+
+use crate::PublishError;
+use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Thread};
+use crate::http::{Client, string};
+use crate::marker::{FindingMarker, OverviewMarker};
+use async_trait::async_trait;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+const HOST: &str = "GitHub";
+
+/// Where the pull request is and who the pipeline is.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `GITHUB_API_URL`, e.g. `https://api.github.com`.
+    pub api_url: String,
+    /// `GITHUB_GRAPHQL_URL`; defaults to `{api_url}/graphql`.
+    pub graphql_url: Option<String>,
+    /// `owner/name` (`GITHUB_REPOSITORY`).
+    pub repository: String,
+    pub number: u64,
+    pub token: String,
+    /// The login the token posts as; `github-actions[bot]` for `GITHUB_TOKEN`.
+    pub login: String,
+}
+
+pub struct GitHub {
+    client: Client,
+    repo: String,
+    graphql: String,
+    owner: String,
+    name: String,
+    number: u64,
+    login: String,
+}
+
+impl GitHub {
+    pub fn new(config: Config) -> Result<GitHub, PublishError> {
+        let api = config.api_url.trim_end_matches('/').to_string();
+        let (owner, name) = config.repository.split_once('/').ok_or_else(|| PublishError::Response {
+            host: HOST,
+            what: "read the repository name".into(),
+            message: format!("`{}` is not owner/name", config.repository),
+        })?;
+        let headers = [
+            ("Authorization", format!("Bearer {}", config.token)),
+            ("Accept", "application/vnd.github+json, application/json".to_string()),
+            ("X-GitHub-Api-Version", "2022-11-28".to_string()),
+        ];
+        Ok(GitHub {
+            client: Client::new(HOST, &headers, &config.token)?,
+            repo: format!("{api}/repos/{owner}/{name}"),
+            graphql: config.graphql_url.unwrap_or_else(|| format!("{api}/graphql")),
+            owner: owner.to_string(),
+            name: name.to_string(),
+            number: config.number,
+            login: config.login,
+        })
+    }
+
+    /// Logins compare without the `[bot]` suffix GraphQL leaves off.
+    fn is_pipeline(&self, login: Option<&str>) -> bool {
+        let norm = |l: &str| l.trim_end_matches("[bot]").to_ascii_lowercase();
+        login.is_some_and(|l| norm(l) == norm(&self.login))
+    }
+
+    async fn graphql(&self, query: &str, variables: Value, what: &str) -> Result<Value, PublishError> {
+        let answer = self
+            .client
+            .send(Method::POST, &self.graphql, &json!({"query": query, "variables": variables}), what)
+            .await?;
+        if let Some(errors) = answer.get("errors").filter(|e| e.as_array().is_some_and(|a| !a.is_empty())) {
+            let message = errors.to_string().chars().take(300).collect();
+            let forbidden = errors.to_string().contains("FORBIDDEN") || errors.to_string().contains("not accessible");
+            let what = what.to_string();
+            return Err(if forbidden {
+                PublishError::Denied { host: HOST, what, status: 403, message }
+            } else {
+                PublishError::Response { host: HOST, what, message }
+            });
+        }
+        Ok(answer)
+    }
+
+    async fn overview(&self) -> Result<Option<Overview>, PublishError> {
+        for page in 1..=30 {
+            let url = format!("{}/issues/{}/comments?per_page=100&page={page}", self.repo, self.number);
+            let (list, _) = self.client.get(&url, "list the pull request's comments").await?;
+            let items = list.as_array().cloned().unwrap_or_default();
+            for c in &items {
+                let body = c["body"].as_str().unwrap_or_default();
+                if self.is_pipeline(c["user"]["login"].as_str()) && OverviewMarker::parse(body).is_some() {
+                    let id = string(c, "/id", HOST, "list comments")?;
+                    let handle = Handle { thread: id.clone(), comment: id };
+                    return Ok(Some(Overview { handle, body: body.to_string() }));
+                }
+            }
+            if items.len() < 100 {
+                break;
+            }
+        }
+        Ok(None)
+    }
+
+    async fn threads(&self) -> Result<Vec<Thread>, PublishError> {
+        const QUERY: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){reviewThreads(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved path comments(first:50){nodes{databaseId body author{login}}}}}}}}";
+        let mut threads = Vec::new();
+        let mut cursor = Value::Null;
+        for _ in 0..50 {
+            let vars = json!({"owner": self.owner, "name": self.name, "number": self.number, "cursor": cursor});
+            let answer = self.graphql(QUERY, vars, "list the review threads").await?;
+            let page = &answer["data"]["repository"]["pullRequest"]["reviewThreads"];
+            for node in page["nodes"].as_array().into_iter().flatten() {
+                threads.extend(self.thread(node));
+            }
+            if page["pageInfo"]["hasNextPage"].as_bool() != Some(true) {
+                break;
+            }
+            cursor = page["pageInfo"]["endCursor"].clone();
+        }
+        Ok(threads)
+    }
+
+    /// A review thread, when the pipeline opened it with a finding marker.
+    fn thread(&self, node: &Value) -> Option<Thread> {
+        let comments = node["comments"]["nodes"].as_array()?;
+        let first = comments.first()?;
+        let body = first["body"].as_str()?;
+        if !self.is_pipeline(first["author"]["login"].as_str()) || FindingMarker::parse(body).is_none() {
+            return None;
+        }
+        let replies = comments[1..]
+            .iter()
+            .filter(|c| !self.is_pipeline(c["author"]["login"].as_str()))
+            .filter_map(|c| c["body"].as_str().map(str::to_string))
+            .collect();
+        Some(Thread {
+            handle: Handle { thread: node["id"].as_str()?.to_string(), comment: first["databaseId"].to_string() },
+            path: node["path"].as_str().unwrap_or_default().to_string(),
+            body: body.to_string(),
+            resolved: node["isResolved"].as_bool().unwrap_or(false),
+            replies,
+        })
+    }
+
+    async fn edit(&self, comment: &str, body: &str) -> Result<(), PublishError> {
+        let url = format!("{}/pulls/comments/{comment}", self.repo);
+        self.client.send(Method::PATCH, &url, &json!({"body": body}), "edit a review comment").await?;
+        Ok(())
+    }
+
+    async fn set_resolved(&self, thread: &str, resolved: bool) -> Result<(), PublishError> {
+        let (mutation, what) = if resolved {
+            ("resolveReviewThread", "resolve a review thread")
+        } else {
+            ("unresolveReviewThread", "reopen a review thread")
+        };
+        let query = format!("mutation($id:ID!){{{mutation}(input:{{threadId:$id}}){{thread{{id isResolved}}}}}}");
+        self.graphql(&query, json!({"id": thread}), what).await?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl CodeHost for GitHub {
+    fn name(&self) -> &'static str {
+        HOST
+    }
+
+    async fn existing(&self, _head: &str) -> Result<Existing, PublishError> {
+        // GitHub accepts comments on any commit of the pull request, so a
+        // newer push does not block placing them on the reviewed head.
+        Ok(Existing { overview: self.overview().await?, threads: self.threads().await?, inline_blocked: None })
+    }
+
+    async fn create(&self, head: &str, comments: &[NewComment]) -> Result<(), PublishError> {
+        let comments: Vec<Value> = comments
+            .iter()
+            .map(|c| {
+                let mut comment =
+                    json!({"path": c.anchor.path, "line": c.anchor.line, "side": "RIGHT", "body": c.body});
+                if c.anchor.start < c.anchor.line {
+                    comment["start_line"] = json!(c.anchor.start);
+                    comment["start_side"] = json!("RIGHT");
+                }
+                comment
+            })
+            .collect();
+        let summary = format!("gauntlet: {} new finding(s); the overview comment has the full review.", comments.len());
+        let review = json!({"commit_id": head, "event": "COMMENT", "body": summary, "comments": comments});
+        let url = format!("{}/pulls/{}/reviews", self.repo, self.number);
+        self.client.send(Method::POST, &url, &review, "post a review").await?;
+        Ok(())
+    }
+
+    async fn update(&self, thread: &Handle, body: &str, reopen: bool) -> Result<(), PublishError> {
+        // Reopen first: should it fail, the body still says the pipeline
+        // resolved the thread, and the next run does not mistake it for a
+        // person's dismissal.
+        if reopen {
+            self.set_resolved(&thread.thread, false).await?;
+        }
+        self.edit(&thread.comment, body).await
+    }
+
+    async fn resolve(&self, thread: &Handle, body: &str) -> Result<(), PublishError> {
+        self.edit(&thread.comment, body).await?;
+        // The edited body already says it is resolved; a token that may not
+        // resolve threads leaves it at that.
+        let _ = self.set_resolved(&thread.thread, true).await;
+        Ok(())
+    }
+
+    async fn upsert_overview(&self, existing: Option<&Handle>, body: &str) -> Result<(), PublishError> {
+        let (method, url, what) = match existing {
+            Some(h) => {
+                (Method::PATCH, format!("{}/issues/comments/{}", self.repo, h.comment), "update the overview comment")
+            }
+            None => {
+                (Method::POST, format!("{}/issues/{}/comments", self.repo, self.number), "post the overview comment")
+            }
+        };
+        self.client.send(method, &url, &json!({"body": body}), what).await?;
+        Ok(())
+    }
+}

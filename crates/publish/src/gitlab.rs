@@ -1,0 +1,196 @@
+//! GitLab: the overview is a merge-request note; inline findings are
+//! discussions with a `position` built from the merge request's `diff_refs`.
+//! GitLab's job token cannot write notes, so this needs a project (or
+//! personal) access token with the `api` scope.
+
+use crate::PublishError;
+use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Thread};
+use crate::http::{Client, encode, string};
+use crate::marker::{FindingMarker, OverviewMarker};
+use async_trait::async_trait;
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::sync::Mutex;
+
+const HOST: &str = "GitLab";
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `CI_API_V4_URL`, e.g. `https://gitlab.com/api/v4`.
+    pub api_url: String,
+    /// `CI_PROJECT_ID` (or the URL-encoded path).
+    pub project: String,
+    /// `CI_MERGE_REQUEST_IID`.
+    pub merge_request: u64,
+    pub token: String,
+}
+
+/// The three commits a diff position names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct DiffRefs {
+    base: String,
+    start: String,
+    head: String,
+}
+
+pub struct GitLab {
+    client: Client,
+    api: String,
+    mr: String,
+    diff_refs: Mutex<Option<DiffRefs>>,
+}
+
+impl GitLab {
+    pub fn new(config: Config) -> Result<GitLab, PublishError> {
+        let api = config.api_url.trim_end_matches('/').to_string();
+        let client = Client::new(HOST, &[("PRIVATE-TOKEN", config.token.clone())], &config.token)?;
+        let mr = format!("{api}/projects/{}/merge_requests/{}", encode(&config.project), config.merge_request);
+        Ok(GitLab { client, api, mr, diff_refs: Mutex::new(None) })
+    }
+
+    async fn own_id(&self) -> Result<String, PublishError> {
+        let (user, _) = self.client.get(&format!("{}/user", self.api), "find out who the token belongs to").await?;
+        string(&user, "/id", HOST, "read the token's user")
+    }
+
+    async fn load_diff_refs(&self) -> Result<DiffRefs, PublishError> {
+        let (mr, _) = self.client.get(&self.mr, "read the merge request").await?;
+        let what = "read the merge request's diff_refs";
+        Ok(DiffRefs {
+            base: string(&mr, "/diff_refs/base_sha", HOST, what)?,
+            start: string(&mr, "/diff_refs/start_sha", HOST, what)?,
+            head: string(&mr, "/diff_refs/head_sha", HOST, what)?,
+        })
+    }
+
+    async fn discussions(&self) -> Result<Vec<Value>, PublishError> {
+        let mut all = Vec::new();
+        let mut page = "1".to_string();
+        for _ in 0..100 {
+            let url = format!("{}/discussions?per_page=100&page={page}", self.mr);
+            let (list, headers) = self.client.get(&url, "list the merge request's discussions").await?;
+            all.extend(list.as_array().cloned().unwrap_or_default());
+            match headers.get("x-next-page").and_then(|v| v.to_str().ok()).filter(|v| !v.is_empty()) {
+                Some(next) => page = next.to_string(),
+                None => break,
+            }
+        }
+        Ok(all)
+    }
+
+    async fn edit(&self, thread: &Handle, body: &str) -> Result<(), PublishError> {
+        let url = format!("{}/discussions/{}/notes/{}", self.mr, encode(&thread.thread), thread.comment);
+        self.client.send(Method::PUT, &url, &json!({"body": body}), "edit a discussion note").await?;
+        Ok(())
+    }
+
+    async fn set_resolved(&self, thread: &Handle, resolved: bool) -> Result<(), PublishError> {
+        let url = format!("{}/discussions/{}", self.mr, encode(&thread.thread));
+        let what = if resolved { "resolve a discussion" } else { "reopen a discussion" };
+        self.client.send(Method::PUT, &url, &json!({"resolved": resolved}), what).await?;
+        Ok(())
+    }
+}
+
+/// Sort one discussion into the overview or a finding thread, when its first
+/// note is the pipeline's.
+fn classify(d: &Value, me: &str, existing: &mut Existing) {
+    let notes: Vec<&Value> = d["notes"].as_array().into_iter().flatten().filter(|n| n["system"] != true).collect();
+    let Some(first) = notes.first() else { return };
+    let author = |n: &Value| n["author"]["id"].to_string();
+    let body = first["body"].as_str().unwrap_or_default();
+    if author(first) != me {
+        return;
+    }
+    let handle = Handle { thread: d["id"].as_str().unwrap_or_default().to_string(), comment: first["id"].to_string() };
+    if OverviewMarker::parse(body).is_some() {
+        if existing.overview.is_none() {
+            existing.overview = Some(Overview { handle, body: body.to_string() });
+        }
+    } else if FindingMarker::parse(body).is_some() {
+        let replies = notes[1..]
+            .iter()
+            .filter(|n| author(n) != me)
+            .filter_map(|n| n["body"].as_str().map(str::to_string))
+            .collect();
+        existing.threads.push(Thread {
+            handle,
+            path: first["position"]["new_path"].as_str().unwrap_or_default().to_string(),
+            body: body.to_string(),
+            resolved: first["resolved"].as_bool().unwrap_or(false),
+            replies,
+        });
+    }
+}
+
+#[async_trait]
+impl CodeHost for GitLab {
+    fn name(&self) -> &'static str {
+        HOST
+    }
+
+    async fn existing(&self, head: &str) -> Result<Existing, PublishError> {
+        let me = self.own_id().await?;
+        let refs = self.load_diff_refs().await?;
+        let mut existing = Existing::default();
+        if refs.head != head {
+            existing.inline_blocked = Some(format!(
+                "the merge request's head is now {} (a push after this pipeline started), so the reviewed lines may have moved",
+                &refs.head[..refs.head.len().min(12)]
+            ));
+        }
+        *self.diff_refs.lock().expect("diff_refs lock") = Some(refs);
+        for d in self.discussions().await? {
+            classify(&d, &me, &mut existing);
+        }
+        Ok(existing)
+    }
+
+    async fn create(&self, _head: &str, comments: &[NewComment]) -> Result<(), PublishError> {
+        let cached = self.diff_refs.lock().expect("diff_refs lock").clone();
+        let refs = match cached {
+            Some(refs) => refs,
+            None => self.load_diff_refs().await?,
+        };
+        // GitLab has no batch endpoint: one discussion per comment.
+        for c in comments {
+            let mut position = json!({
+                "position_type": "text",
+                "base_sha": refs.base,
+                "start_sha": refs.start,
+                "head_sha": refs.head,
+                "new_path": c.anchor.path,
+                "old_path": c.anchor.old_path,
+                "new_line": c.anchor.line,
+            });
+            if let Some(old) = c.anchor.old_line {
+                position["old_line"] = json!(old);
+            }
+            let url = format!("{}/discussions", self.mr);
+            let body = json!({"body": c.body, "position": position});
+            self.client.send(Method::POST, &url, &body, "open a discussion").await?;
+        }
+        Ok(())
+    }
+
+    async fn update(&self, thread: &Handle, body: &str, reopen: bool) -> Result<(), PublishError> {
+        if reopen {
+            self.set_resolved(thread, false).await?;
+        }
+        self.edit(thread, body).await
+    }
+
+    async fn resolve(&self, thread: &Handle, body: &str) -> Result<(), PublishError> {
+        self.edit(thread, body).await?;
+        self.set_resolved(thread, true).await
+    }
+
+    async fn upsert_overview(&self, existing: Option<&Handle>, body: &str) -> Result<(), PublishError> {
+        let (method, url, what) = match existing {
+            Some(h) => (Method::PUT, format!("{}/notes/{}", self.mr, h.comment), "update the overview note"),
+            None => (Method::POST, format!("{}/notes", self.mr), "post the overview note"),
+        };
+        self.client.send(method, &url, &json!({"body": body}), what).await?;
+        Ok(())
+    }
+}

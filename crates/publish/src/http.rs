@@ -1,0 +1,156 @@
+//! The one HTTP client every host uses: auth headers, JSON in and out, errors
+//! that name the host and the request, and retries for reads only. A write is
+//! never retried: a create that timed out may still have landed, and the next
+//! run's sync repairs a missed write, while a repeated one could duplicate.
+
+use crate::PublishError;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+use std::time::Duration;
+
+const ATTEMPTS: u32 = 3;
+
+pub(crate) struct Client {
+    http: reqwest::Client,
+    host: &'static str,
+    /// Scrubbed from every error message, in case a host echoes it back.
+    secret: String,
+}
+
+impl Client {
+    /// A client that sends `headers` (auth included) with every request.
+    pub(crate) fn new(host: &'static str, headers: &[(&str, String)], secret: &str) -> Result<Client, PublishError> {
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            let bad = |message: String| PublishError::Response { host, what: "build a request".into(), message };
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|e| bad(e.to_string()))?;
+            let mut value = HeaderValue::from_str(value).map_err(|_| {
+                bad(format!("the value for header {name} is not valid in HTTP (a stray newline in the token?)"))
+            })?;
+            value.set_sensitive(true);
+            map.insert(name, value);
+        }
+        if !map.contains_key(reqwest::header::ACCEPT) {
+            map.insert(reqwest::header::ACCEPT, HeaderValue::from_static("application/json"));
+        }
+        map.insert(
+            reqwest::header::USER_AGENT,
+            HeaderValue::from_static(concat!("gauntlet/", env!("CARGO_PKG_VERSION"))),
+        );
+        let http =
+            reqwest::Client::builder().default_headers(map).timeout(Duration::from_secs(30)).build().map_err(|e| {
+                PublishError::Network { host, what: "start an HTTP client".into(), message: e.to_string() }
+            })?;
+        Ok(Client { http, host, secret: secret.to_string() })
+    }
+
+    /// GET `url` as JSON, with its response headers (for pagination).
+    pub(crate) async fn get(&self, url: &str, what: &str) -> Result<(Value, HeaderMap), PublishError> {
+        let mut attempt = 1;
+        loop {
+            match self.once(Method::GET, url, None, what).await {
+                Err(e) if attempt < ATTEMPTS && self.retryable(&e) => {
+                    tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt))).await;
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Send `body` with `method`; the answer as JSON (`null` when empty).
+    pub(crate) async fn send(
+        &self,
+        method: Method,
+        url: &str,
+        body: &Value,
+        what: &str,
+    ) -> Result<Value, PublishError> {
+        Ok(self.once(method, url, Some(body), what).await?.0)
+    }
+
+    fn retryable(&self, e: &PublishError) -> bool {
+        match e {
+            PublishError::Network { .. } => true,
+            PublishError::Http { status, .. } => *status == 429 || *status >= 500,
+            _ => false,
+        }
+    }
+
+    async fn once(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<&Value>,
+        what: &str,
+    ) -> Result<(Value, HeaderMap), PublishError> {
+        let mut request = self.http.request(method, url);
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request.send().await.map_err(|e| PublishError::Network {
+            host: self.host,
+            what: what.to_string(),
+            message: self.scrub(&e.without_url().to_string()),
+        })?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await.unwrap_or_default();
+        if !status.is_success() {
+            return Err(self.status_error(status, what, &text));
+        }
+        if text.trim().is_empty() {
+            return Ok((Value::Null, headers));
+        }
+        let value = serde_json::from_str(&text).map_err(|e| PublishError::Response {
+            host: self.host,
+            what: what.to_string(),
+            message: format!("not JSON ({e})"),
+        })?;
+        Ok((value, headers))
+    }
+
+    fn status_error(&self, status: StatusCode, what: &str, text: &str) -> PublishError {
+        let mut message: String = self.scrub(text).chars().take(300).collect();
+        if message.trim().is_empty() {
+            message = status.canonical_reason().unwrap_or("no reason given").to_string();
+        }
+        let (host, what, status) = (self.host, what.to_string(), status.as_u16());
+        if status == 401 || status == 403 {
+            PublishError::Denied { host, what, status, message }
+        } else {
+            PublishError::Http { host, what, status, message }
+        }
+    }
+
+    fn scrub(&self, text: &str) -> String {
+        if self.secret.len() < 4 { text.to_string() } else { text.replace(&self.secret, "[redacted]") }
+    }
+}
+
+/// `s` percent-encoded for one URL path segment or query value.
+pub(crate) fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The JSON string at `pointer`, or an error naming what was missing.
+pub(crate) fn string(value: &Value, pointer: &str, host: &'static str, what: &str) -> Result<String, PublishError> {
+    match value.pointer(pointer) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        _ => Err(PublishError::Response {
+            host,
+            what: what.to_string(),
+            message: format!("no `{pointer}` in the answer"),
+        }),
+    }
+}

@@ -1,0 +1,60 @@
+//! Posting a finished review to a pull request, from CI only.
+//!
+//! The pieces, in the order a run uses them:
+//! - a [`CodeHost`] ([`github`], [`gitlab`], [`azure`]) lists what the pipeline
+//!   posted before ([`Existing`]): the overview comment and the inline threads,
+//!   each found by a hidden [`marker`];
+//! - [`anchor::place`] decides which findings can sit on a diff line;
+//! - [`plan_sync`], a pure function, decides what to create, update, resolve
+//!   or leave, honouring dismissals and the per-run cap;
+//! - [`sync`] carries the plan out and upserts the overview last.
+//!
+//! ```no_run
+//! # async fn run(host: &dyn gauntlet_publish::CodeHost, review: &gauntlet_review::Review) -> Result<(), gauntlet_publish::PublishError> {
+//! use gauntlet_publish::{Candidate, OverviewMarker, Request, DEFAULT_CAP};
+//! let existing = host.existing(&review.head).await?;
+//! let candidates = review.published.iter().map(|p| Candidate { finding: p, anchor: None }).collect();
+//! let marker = OverviewMarker { head: review.head.clone(), rules: review.rules_version.clone(), config: "c".into() };
+//! let request = Request { review, candidates, marker, cap: DEFAULT_CAP, reviewed: None, notes: vec![] };
+//! let summary = gauntlet_publish::sync(host, &existing, request).await?;
+//! println!("{summary}");
+//! # Ok(()) }
+//! ```
+
+pub mod anchor;
+pub mod azure;
+pub mod body;
+pub mod github;
+pub mod gitlab;
+pub mod host;
+mod http;
+pub mod marker;
+pub mod plan;
+pub mod sync;
+
+pub use host::{Anchor, CodeHost, Existing, Handle, NewComment, Overview, Thread};
+pub use marker::{FindingMarker, OverviewMarker};
+pub use plan::{Action, Candidate, DEFAULT_CAP, Plan, plan_sync};
+pub use sync::{Request, Summary, sync};
+
+/// A failure talking to a code host. Messages name the host and the request,
+/// never a token.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    #[error("{host} refused to {what} (HTTP {status}): {message}")]
+    Denied { host: &'static str, what: String, status: u16, message: String },
+    #[error("{host} answered HTTP {status} to {what}: {message}")]
+    Http { host: &'static str, what: String, status: u16, message: String },
+    #[error("could not reach {host} to {what}: {message}")]
+    Network { host: &'static str, what: String, message: String },
+    #[error("{host} sent an unexpected answer to {what}: {message}")]
+    Response { host: &'static str, what: String, message: String },
+}
+
+impl PublishError {
+    /// The token lacks the right to do this (HTTP 401 or 403): the case of a
+    /// fork's read-only token, or a missing pipeline permission.
+    pub fn is_denied(&self) -> bool {
+        matches!(self, PublishError::Denied { .. })
+    }
+}

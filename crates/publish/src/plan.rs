@@ -1,0 +1,244 @@
+//! What to do on the pull request: a pure function from the threads already
+//! there and this run's findings to a list of actions.
+//!
+//! Identity is the finding's fingerprint (reviewer, path, lens, normalised
+//! evidence), carried in each comment's marker. A finding without an exact
+//! match still matches a thread on the same path whose claim overlaps its own
+//! by at least [`TWIN_OVERLAP`], so a model rewording its evidence does not
+//! open a second thread. A thread a person dismissed keeps its finding quiet.
+
+use crate::body;
+use crate::host::{Anchor, Thread};
+use crate::marker::FindingMarker;
+use gauntlet_report::markdown::text;
+use gauntlet_review::adjudicate::{TWIN_OVERLAP, claim_overlap};
+use gauntlet_review::review::Published;
+use std::collections::BTreeSet;
+
+/// Comments a run may open (or reopen) at most, unless configured otherwise.
+pub const DEFAULT_CAP: usize = 15;
+
+/// A published finding, with where it could go inline (`None`: overview only).
+#[derive(Clone, Debug)]
+pub struct Candidate<'a> {
+    pub finding: &'a Published,
+    pub anchor: Option<Anchor>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Options<'a> {
+    /// Comments to open or reopen at most; the rest go to the overview.
+    pub cap: usize,
+    /// Paths this run reviewed; `None` for all. Threads on other paths are
+    /// carried over untouched (an incremental run knows nothing about them).
+    pub reviewed: Option<&'a BTreeSet<String>>,
+    /// The head under review, named in resolved comments.
+    pub head: &'a str,
+}
+
+/// One change to the pull request. `finding` indexes the candidates, `thread`
+/// the existing threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    Create {
+        finding: usize,
+        anchor: Anchor,
+        body: String,
+    },
+    Update {
+        thread: usize,
+        finding: usize,
+        body: String,
+        reopen: bool,
+    },
+    Resolve {
+        thread: usize,
+        body: String,
+    },
+    /// An open thread kept as it is: its finding (`Some`) is unchanged, or it
+    /// is on a path this run did not review (`None`).
+    Leave {
+        thread: usize,
+        finding: Option<usize>,
+    },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub actions: Vec<Action>,
+    /// Candidates for the overview: not placeable inline, or over the cap.
+    pub overview: Vec<usize>,
+    /// Candidates a person dismissed earlier: not raised again.
+    pub dismissed: Vec<usize>,
+    /// Candidates sent to the overview only because the cap was reached.
+    pub over_cap: usize,
+}
+
+impl Plan {
+    /// Threads that will be open after the plan runs.
+    pub fn open_inline(&self) -> usize {
+        self.actions.iter().filter(|a| !matches!(a, Action::Resolve { .. })).count()
+    }
+}
+
+/// Where a thread stands, as far as the pipeline is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Open,
+    /// The pipeline resolved it on an earlier run: the finding had gone.
+    ResolvedByUs,
+    /// Someone else resolved it, or a person replied that it is not a bug.
+    Dismissed,
+}
+
+struct Known<'t> {
+    thread: &'t Thread,
+    marker: FindingMarker,
+    claim: String,
+    state: State,
+}
+
+/// Replies that mean a person looked and decided against the finding.
+pub fn is_dismissal(reply: &str) -> bool {
+    let reply = reply.to_lowercase().replace(['’', '\''], "");
+    ["wont fix", "wontfix", "false positive", "not a bug", "by design", "works as intended"]
+        .iter()
+        .any(|p| reply.contains(p))
+}
+
+fn known(thread: &Thread) -> Option<Known<'_>> {
+    let marker = FindingMarker::parse(&thread.body)?;
+    let claim = body::parse(&thread.body).map(|p| p.claim).unwrap_or_default();
+    let state = if thread.replies.iter().any(|r| is_dismissal(r)) {
+        State::Dismissed
+    } else if marker.resolved {
+        State::ResolvedByUs
+    } else if thread.resolved {
+        State::Dismissed
+    } else {
+        State::Open
+    };
+    Some(Known { thread, marker, claim, state })
+}
+
+/// Decide every action for this run. `candidates` come in rank order: when the
+/// cap bites, the most important findings get the comments.
+pub fn plan_sync(threads: &[Thread], candidates: &[Candidate<'_>], opts: &Options<'_>) -> Plan {
+    let known: Vec<Option<Known<'_>>> = threads.iter().map(known).collect();
+    let matches = match_threads(&known, candidates);
+    let mut plan = Plan::default();
+    let mut budget = opts.cap;
+    let mut taken = vec![false; threads.len()];
+    for (i, c) in candidates.iter().enumerate() {
+        match &matches[i] {
+            Match::Dismissed(ts) => {
+                ts.iter().for_each(|&t| taken[t] = true);
+                plan.dismissed.push(i);
+            }
+            &Match::Thread(t) => {
+                taken[t] = true;
+                let k = known[t].as_ref().expect("matched threads are known");
+                matched(&mut plan, &mut budget, i, c, t, k);
+            }
+            Match::None => match (&c.anchor, budget) {
+                (Some(anchor), 1..) => {
+                    budget -= 1;
+                    let body = body::inline(c.finding);
+                    plan.actions.push(Action::Create { finding: i, anchor: anchor.clone(), body });
+                }
+                (Some(_), 0) => {
+                    plan.over_cap += 1;
+                    plan.overview.push(i);
+                }
+                (None, _) => plan.overview.push(i),
+            },
+        }
+    }
+    for (t, k) in known.iter().enumerate() {
+        let Some(k) = k.as_ref().filter(|k| !taken[t] && k.state == State::Open) else { continue };
+        let reviewed = opts.reviewed.is_none_or(|paths| paths.contains(&k.thread.path));
+        plan.actions.push(if reviewed {
+            Action::Resolve { thread: t, body: body::resolved(&k.thread.body, &k.marker.id, opts.head) }
+        } else {
+            Action::Leave { thread: t, finding: None }
+        });
+    }
+    plan
+}
+
+/// The action for candidate `i` matched to thread `t`.
+fn matched(plan: &mut Plan, budget: &mut usize, i: usize, c: &Candidate<'_>, t: usize, k: &Known<'_>) {
+    let body = body::inline(c.finding);
+    match k.state {
+        State::Open if changed(k, c.finding) => {
+            plan.actions.push(Action::Update { thread: t, finding: i, body, reopen: false })
+        }
+        State::Open => plan.actions.push(Action::Leave { thread: t, finding: Some(i) }),
+        State::ResolvedByUs if *budget > 0 => {
+            *budget -= 1;
+            plan.actions.push(Action::Update { thread: t, finding: i, body, reopen: true });
+        }
+        State::ResolvedByUs => {
+            plan.over_cap += 1;
+            plan.overview.push(i);
+        }
+        State::Dismissed => plan.dismissed.push(i),
+    }
+}
+
+/// Whether an open thread's comment no longer says what the finding says: a
+/// different fingerprint, severity, lens or reviewer, or a claim that is no
+/// longer a rewording of the old one. Rewordings leave the comment alone.
+fn changed(k: &Known<'_>, p: &Published) -> bool {
+    let old = body::parse(&k.thread.body);
+    k.marker.id != p.id
+        || old.as_ref().is_none_or(|o| o.header != body::header(p))
+        || claim_overlap(&k.claim, &text(&p.claim)) < TWIN_OVERLAP
+}
+
+#[derive(Clone, Debug)]
+enum Match {
+    None,
+    Thread(usize),
+    /// Every thread of the finding a person dismissed.
+    Dismissed(Vec<usize>),
+}
+
+/// Exact fingerprints first, for every candidate, then claim overlap on the
+/// same path among the threads left, so a fuzzy match never takes a thread
+/// another finding owns outright.
+fn match_threads(known: &[Option<Known<'_>>], candidates: &[Candidate<'_>]) -> Vec<Match> {
+    let mut result = vec![Match::None; candidates.len()];
+    let mut taken = vec![false; known.len()];
+    let exact = |k: &Known<'_>, p: &Published| k.marker.id == p.id;
+    let fuzzy = |k: &Known<'_>, p: &Published| {
+        k.thread.path == path_of(p) && claim_overlap(&k.claim, &text(&p.claim)) >= TWIN_OVERLAP
+    };
+    for pass in [&exact as &dyn Fn(&Known<'_>, &Published) -> bool, &fuzzy] {
+        for (i, c) in candidates.iter().enumerate() {
+            if !matches!(result[i], Match::None) {
+                continue;
+            }
+            let hits: Vec<usize> = (0..known.len())
+                .filter(|&t| !taken[t] && known[t].as_ref().is_some_and(|k| pass(k, c.finding)))
+                .collect();
+            let state = |t: usize| known[t].as_ref().map(|k| k.state);
+            let dismissed: Vec<usize> = hits.iter().copied().filter(|&t| state(t) == Some(State::Dismissed)).collect();
+            result[i] = if !dismissed.is_empty() {
+                dismissed.iter().for_each(|&t| taken[t] = true);
+                Match::Dismissed(dismissed)
+            } else if let Some(&t) = hits.iter().find(|&&t| state(t) == Some(State::Open)).or(hits.first()) {
+                taken[t] = true;
+                Match::Thread(t)
+            } else {
+                Match::None
+            };
+        }
+    }
+    result
+}
+
+/// The path part of a finding's `path:LINE` location.
+fn path_of(p: &Published) -> &str {
+    p.location.rsplit_once(':').map_or(p.location.as_str(), |(path, _)| path)
+}

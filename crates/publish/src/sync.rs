@@ -1,0 +1,120 @@
+//! Carrying out a plan on a host: new comments in one batch, then edits and
+//! resolutions, then the overview, so the overview always describes what the
+//! pull request now shows.
+
+use crate::PublishError;
+use crate::body::{self, OverviewFacts};
+use crate::host::{CodeHost, Existing, NewComment};
+use crate::marker::OverviewMarker;
+use crate::plan::{Action, Candidate, Options, Plan, plan_sync};
+use gauntlet_review::Review;
+use std::collections::BTreeSet;
+
+/// What to publish.
+#[derive(Clone, Debug)]
+pub struct Request<'a> {
+    pub review: &'a Review,
+    /// The review's published findings in rank order, with their anchors.
+    pub candidates: Vec<Candidate<'a>>,
+    pub marker: OverviewMarker,
+    pub cap: usize,
+    /// Paths this run reviewed; `None` for all.
+    pub reviewed: Option<BTreeSet<String>>,
+    /// Lines for the overview about how the run went.
+    pub notes: Vec<String>,
+}
+
+/// What a sync did, for the log.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub created: usize,
+    pub updated: usize,
+    pub reopened: usize,
+    pub resolved: usize,
+    pub unchanged: usize,
+    pub dismissed: usize,
+    /// Findings placed in the overview.
+    pub in_overview: usize,
+    pub over_cap: usize,
+    pub overview_created: bool,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} created, {} updated, {} reopened, {} resolved, {} unchanged, {} in the overview ({} over the cap), {} dismissed earlier; overview {}",
+            self.created,
+            self.updated,
+            self.reopened,
+            self.resolved,
+            self.unchanged,
+            self.in_overview,
+            self.over_cap,
+            self.dismissed,
+            if self.overview_created { "created" } else { "updated" }
+        )
+    }
+}
+
+/// Publish `request` to `host`, given what `existing` found there.
+pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request<'_>) -> Result<Summary, PublishError> {
+    let head = request.review.head.clone();
+    if let Some(why) = &existing.inline_blocked {
+        request.candidates.iter_mut().for_each(|c| c.anchor = None);
+        request.notes.push(format!("New findings are listed here instead of inline: {why}."));
+    }
+    let opts = Options { cap: request.cap, reviewed: request.reviewed.as_ref(), head: &head };
+    let plan = plan_sync(&existing.threads, &request.candidates, &opts);
+    if plan.over_cap > 0 {
+        request.notes.push(format!(
+            "At most {} comments are opened per run; {} more findings are listed here.",
+            request.cap, plan.over_cap
+        ));
+    }
+    let mut summary = apply(host, existing, &plan, &head).await?;
+    let facts = OverviewFacts {
+        findings: plan.overview.iter().map(|&i| request.candidates[i].finding).collect(),
+        inline: plan.open_inline(),
+        dismissed: plan.dismissed.len(),
+        notes: request.notes,
+    };
+    let overview = body::overview(request.review, &request.marker, &facts);
+    host.upsert_overview(existing.overview.as_ref().map(|o| &o.handle), &overview).await?;
+    summary.overview_created = existing.overview.is_none();
+    summary.dismissed = plan.dismissed.len();
+    summary.in_overview = plan.overview.len();
+    summary.over_cap = plan.over_cap;
+    Ok(summary)
+}
+
+async fn apply(host: &dyn CodeHost, existing: &Existing, plan: &Plan, head: &str) -> Result<Summary, PublishError> {
+    let mut summary = Summary::default();
+    let new: Vec<NewComment> = plan
+        .actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Create { anchor, body, .. } => Some(NewComment { anchor: anchor.clone(), body: body.clone() }),
+            _ => None,
+        })
+        .collect();
+    if !new.is_empty() {
+        host.create(head, &new).await?;
+        summary.created = new.len();
+    }
+    for action in &plan.actions {
+        match action {
+            Action::Create { .. } => {}
+            Action::Update { thread, body, reopen, .. } => {
+                host.update(&existing.threads[*thread].handle, body, *reopen).await?;
+                if *reopen { summary.reopened += 1 } else { summary.updated += 1 }
+            }
+            Action::Resolve { thread, body } => {
+                host.resolve(&existing.threads[*thread].handle, body).await?;
+                summary.resolved += 1;
+            }
+            Action::Leave { .. } => summary.unchanged += 1,
+        }
+    }
+    Ok(summary)
+}

@@ -1,0 +1,103 @@
+//! Builders shared by the publisher's tests.
+#![allow(dead_code)]
+
+use gauntlet_publish::plan::Action;
+use gauntlet_publish::{Anchor, Candidate, Handle, Plan, Thread};
+use gauntlet_review::contract::{Lens, Severity};
+use gauntlet_review::finding::Finding;
+use gauntlet_review::review::{Funnel, Published, Review, SCHEMA_VERSION};
+
+pub const HEAD: &str = "2c26b46b68ffc68ff99b453c1d30413413422d70";
+pub const BASE: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b";
+
+/// A published finding whose id is the real fingerprint of its parts.
+pub fn finding(path: &str, line: u32, evidence: &str, claim: &str, severity: Severity) -> Published {
+    let lens = Lens::FailureScenario;
+    Published {
+        id: Finding::fingerprint("correctness", path, lens, evidence),
+        reviewer: "correctness".into(),
+        lens,
+        location: format!("{path}:{line}"),
+        inline: true,
+        claim: claim.into(),
+        evidence: evidence.into(),
+        severity,
+        confidence: 75,
+        validator_evidence: format!("{path}:{line} the code does what the claim says"),
+        gap: None,
+    }
+}
+
+pub fn anchor(p: &Published) -> Anchor {
+    let (path, line) = p.location.rsplit_once(':').unwrap();
+    let line: u32 = line.parse().unwrap();
+    Anchor { path: path.into(), old_path: path.into(), start: line, line, old_line: None }
+}
+
+pub fn candidates(published: &[Published]) -> Vec<Candidate<'_>> {
+    published.iter().map(|p| Candidate { finding: p, anchor: p.inline.then(|| anchor(p)) }).collect()
+}
+
+pub fn review(published: Vec<Published>) -> Review {
+    Review {
+        schema_version: SCHEMA_VERSION,
+        base: BASE.into(),
+        head: HEAD.into(),
+        provider: "fake:model".into(),
+        rules_version: "sha256:0123456789ab".into(),
+        funnel: Funnel {
+            candidates: published.len(),
+            grounded: published.len(),
+            survived: published.len(),
+            published: published.len(),
+        },
+        published,
+        reviewers: vec!["correctness".into()],
+        ..Review::default()
+    }
+}
+
+/// What a host would hold after `plan` ran against `threads`.
+pub fn apply(threads: &[Thread], plan: &Plan) -> Vec<Thread> {
+    let mut out = threads.to_vec();
+    for action in &plan.actions {
+        match action {
+            Action::Create { anchor, body, .. } => {
+                let id = format!("t{}", out.len());
+                out.push(Thread {
+                    handle: Handle { thread: id.clone(), comment: id },
+                    path: anchor.path.clone(),
+                    body: body.clone(),
+                    resolved: false,
+                    replies: vec![],
+                });
+            }
+            Action::Update { thread, body, reopen, .. } => {
+                out[*thread].body = body.clone();
+                if *reopen {
+                    out[*thread].resolved = false;
+                }
+            }
+            Action::Resolve { thread, body } => {
+                out[*thread].body = body.clone();
+                out[*thread].resolved = true;
+            }
+            Action::Leave { .. } => {}
+        }
+    }
+    out
+}
+
+/// How many actions of each kind: (create, update, resolve, leave).
+pub fn counts(plan: &Plan) -> (usize, usize, usize, usize) {
+    let mut c = (0, 0, 0, 0);
+    for a in &plan.actions {
+        match a {
+            Action::Create { .. } => c.0 += 1,
+            Action::Update { .. } => c.1 += 1,
+            Action::Resolve { .. } => c.2 += 1,
+            Action::Leave { .. } => c.3 += 1,
+        }
+    }
+    c
+}

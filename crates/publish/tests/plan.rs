@@ -1,0 +1,167 @@
+//! `plan_sync` as a specification: what a re-run does to the comments already
+//! on a pull request.
+
+mod common;
+
+use common::*;
+use gauntlet_publish::plan::{Action, Options, is_dismissal};
+use gauntlet_publish::{Plan, Thread, plan_sync};
+use gauntlet_review::contract::Severity;
+use gauntlet_review::review::Published;
+use std::collections::BTreeSet;
+
+fn plan(threads: &[Thread], published: &[Published]) -> Plan {
+    plan_sync(threads, &candidates(published), &Options { cap: 15, reviewed: None, head: HEAD })
+}
+
+fn two() -> Vec<Published> {
+    vec![
+        finding(
+            "src/a.rs",
+            10,
+            "let x = y.unwrap();",
+            "The unwrap panics when the cache entry is missing on a cold start.",
+            Severity::High,
+        ),
+        finding(
+            "src/b.rs",
+            20,
+            "for i in 0..=len {",
+            "The loop reads one element past the end of the buffer on every call.",
+            Severity::Medium,
+        ),
+    ]
+}
+
+fn posted(published: &[Published]) -> Vec<Thread> {
+    apply(&[], &plan(&[], published))
+}
+
+#[test]
+fn first_run_opens_one_comment_per_placeable_finding() {
+    let mut findings = two();
+    findings[1].inline = false;
+    let p = plan(&[], &findings);
+    assert_eq!(counts(&p), (1, 0, 0, 0));
+    assert_eq!(p.overview, vec![1], "a finding outside the diff goes to the overview");
+}
+
+#[test]
+fn rerun_with_reworded_claims_leaves_every_comment_alone() {
+    let threads = posted(&two());
+    let mut reworded = two();
+    reworded[0].claim = "On a cold start the cache entry is missing and the unwrap panics.".into();
+    reworded[1].claim = "Every call, the loop reads one element past the end of the buffer.".into();
+    assert_eq!(counts(&plan(&threads, &reworded)), (0, 0, 0, 2));
+}
+
+#[test]
+fn changed_evidence_with_a_similar_claim_on_the_same_path_reuses_the_thread() {
+    let threads = posted(&two());
+    let mut moved = two();
+    moved[0] = finding("src/a.rs", 12, "let x  =  y.unwrap() ;", &moved[0].claim.clone(), Severity::High);
+    assert_ne!(moved[0].id, two()[0].id);
+    let p = plan(&threads, &moved);
+    assert_eq!(counts(&p), (0, 1, 0, 1), "the thread is retargeted to the new fingerprint, not duplicated");
+    let again = apply(&threads, &p);
+    assert_eq!(counts(&plan(&again, &moved)), (0, 0, 0, 2));
+}
+
+#[test]
+fn same_claim_on_another_path_is_a_new_finding() {
+    let threads = posted(&two());
+    let mut other = two();
+    other[0] = finding("src/c.rs", 10, "let x = y.unwrap();", &other[0].claim.clone(), Severity::High);
+    assert_eq!(counts(&plan(&threads, &other)), (1, 0, 1, 1), "and the old one has gone");
+}
+
+#[test]
+fn an_edited_finding_updates_its_comment() {
+    let threads = posted(&two());
+    let mut edited = two();
+    edited[0].severity = Severity::Low;
+    let p = plan(&threads, &edited);
+    assert_eq!(counts(&p), (0, 1, 0, 1));
+    let mut rewritten = two();
+    rewritten[1].claim = "Concurrent callers race on the shared counter and lose increments.".into();
+    assert_eq!(counts(&plan(&threads, &rewritten)), (0, 1, 0, 1));
+}
+
+#[test]
+fn a_vanished_finding_is_resolved_and_stays_resolved() {
+    let threads = posted(&two());
+    let p = plan(&threads, &two()[..1]);
+    assert_eq!(counts(&p), (0, 0, 1, 1));
+    let Action::Resolve { body, .. } = p.actions.iter().find(|a| matches!(a, Action::Resolve { .. })).unwrap() else {
+        unreachable!()
+    };
+    assert!(body.contains("state=resolved") && body.contains("no longer finds this"), "{body}");
+    let after = apply(&threads, &p);
+    assert_eq!(counts(&plan(&after, &two()[..1])), (0, 0, 0, 1), "resolving is not repeated");
+}
+
+#[test]
+fn a_finding_that_returns_reopens_its_own_thread() {
+    let threads = posted(&two());
+    let after = apply(&threads, &plan(&threads, &two()[..1]));
+    let p = plan(&after, &two());
+    assert!(p.actions.iter().any(|a| matches!(a, Action::Update { thread: 1, reopen: true, .. })), "{p:?}");
+    assert_eq!(counts(&p).0, 0, "no second comment");
+}
+
+#[test]
+fn an_incremental_run_never_resolves_threads_on_files_it_did_not_review() {
+    let threads = posted(&two());
+    let reviewed: BTreeSet<String> = ["src/a.rs".to_string()].into();
+    let p = plan_sync(&threads, &candidates(&two()[..1]), &Options { cap: 15, reviewed: Some(&reviewed), head: HEAD });
+    assert_eq!(counts(&p), (0, 0, 0, 2));
+}
+
+#[test]
+fn a_thread_someone_else_resolved_is_a_dismissal() {
+    let mut threads = posted(&two());
+    threads[0].resolved = true;
+    let p = plan(&threads, &two());
+    assert_eq!(p.dismissed, vec![0]);
+    assert_eq!(counts(&p), (0, 0, 0, 1), "no comment, no reopen, no overview entry");
+    assert!(p.overview.is_empty());
+}
+
+#[test]
+fn a_wont_fix_reply_is_a_dismissal_even_when_reworded() {
+    let mut threads = posted(&two());
+    threads[1].replies.push("Won’t fix: the buffer has a sentinel slot.".into());
+    let mut reworded = two();
+    reworded[1].claim = "The loop reads one element past the end of the buffer each time it is called.".into();
+    let p = plan(&threads, &reworded);
+    assert_eq!(p.dismissed, vec![1]);
+    assert!(is_dismissal("false positive, see the guard above") && !is_dismissal("good catch, fixing"));
+}
+
+#[test]
+fn the_cap_opens_the_most_important_first_and_lists_the_rest() {
+    let many: Vec<Published> = (0..20)
+        .map(|i| {
+            finding(
+                "src/a.rs",
+                i + 1,
+                &format!("line {i} code"),
+                &format!("distinct problem number {i} in this file here"),
+                Severity::Medium,
+            )
+        })
+        .collect();
+    let p = plan_sync(&[], &candidates(&many), &Options { cap: 15, reviewed: None, head: HEAD });
+    assert_eq!(counts(&p).0, 15);
+    assert_eq!(p.over_cap, 5);
+    assert_eq!(p.overview, (15..20).collect::<Vec<_>>());
+}
+
+#[test]
+fn duplicate_threads_left_by_an_old_bug_collapse_to_one() {
+    let threads = posted(&two());
+    let mut doubled = threads.clone();
+    doubled.extend(threads.iter().cloned());
+    let p = plan(&doubled, &two());
+    assert_eq!(counts(&p), (0, 0, 2, 2));
+}
