@@ -31,6 +31,10 @@ pub enum Command {
     /// Fetch or list the local models the offline provider runs.
     #[command(subcommand)]
     Model(ModelCommand),
+    /// Turn published findings into patches that survived an adversarial review loop.
+    Fix(Box<FixArgs>),
+    /// Revise a document toward a goal in an adversarial review loop.
+    Refine(Box<RefineArgs>),
 }
 
 #[derive(Debug, Subcommand)]
@@ -64,7 +68,7 @@ pub struct ChangeArgs {
     pub patch: Option<PathBuf>,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default, Clone)]
 pub struct ReviewArgs {
     #[command(flatten)]
     pub change: ChangeArgs,
@@ -114,6 +118,83 @@ pub struct ReviewArgs {
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,
     /// Stop scheduling model calls once the estimated cost reaches USD.
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+}
+
+/// The adversarial loop's knobs, shared by `fix` and `refine`.
+#[derive(Debug, Args, Clone)]
+pub struct LoopArgs {
+    /// Round cap: stop after N rounds even if the adversary is not satisfied.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub rounds: u32,
+    /// The adversary judges the starting point first, then the primary answers it.
+    #[arg(long)]
+    pub inverted: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    /// Fix the published findings of this JSON report (`gauntlet review --format json`)
+    /// instead of reviewing the change first.
+    #[arg(long, value_name = "REPORT.json")]
+    pub from: Option<PathBuf>,
+    #[command(flatten)]
+    pub loop_args: LoopArgs,
+    /// Run CMD (through sh) in a temporary worktree with each candidate patch applied,
+    /// and show its exit code and the end of its output to the adversary. It runs
+    /// model-written code: use it where that is acceptable.
+    #[arg(long, value_name = "CMD")]
+    pub check: Option<String>,
+    /// Stop a check command after SECS seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    pub check_timeout: u64,
+    /// Write one patch per finding into DIR (unconverged ones named `*.unconverged.patch`).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Apply each converged patch to the working tree (checked first; never unconverged ones).
+    #[arg(long)]
+    pub apply: bool,
+    /// Every `review` flag: the change, the provider, budget, concurrency (findings fixed at once).
+    #[command(flatten)]
+    pub review: ReviewArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RefineArgs {
+    /// The document to revise (Markdown or plain text).
+    pub file: PathBuf,
+    /// What the document should achieve, e.g. "a spec a new engineer can implement".
+    #[arg(long, value_name = "TEXT")]
+    pub goal: String,
+    #[command(flatten)]
+    pub loop_args: LoopArgs,
+    /// Between rounds, show the issues and ask: accept, steer (a direction for the
+    /// next revision) or continue.
+    #[arg(long)]
+    pub interactive: bool,
+    /// Write the revision over FILE instead of beside it (FILE.refined.md).
+    #[arg(long)]
+    pub in_place: bool,
+    /// Replace an existing FILE.refined.md.
+    #[arg(long)]
+    pub force: bool,
+    /// Provider for every tier: anthropic, openai, ollama, command or local.
+    #[arg(long, value_name = "NAME")]
+    pub provider: Option<String>,
+    /// Model for every tier.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Run this GGUF model in-process (the local provider).
+    #[arg(long, value_name = "FILE.gguf", conflicts_with_all = ["provider", "model"])]
+    pub model_path: Option<PathBuf>,
+    /// Stop after N model calls.
+    #[arg(long, value_name = "N")]
+    pub max_calls: Option<u32>,
+    /// Stop once N tokens (input + output) are spent.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Stop once the estimated cost reaches USD.
     #[arg(long, value_name = "USD")]
     pub max_cost: Option<f64>,
 }

@@ -5,6 +5,7 @@
 
 mod args;
 mod commands;
+mod files;
 mod gate;
 mod offline;
 mod pr;
@@ -64,6 +65,27 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
                     eprintln!("gauntlet: every reviewer failed; see the coverage gaps above");
                     Ok(ExitCode::from(1))
                 }
+            }
+        }
+        args::Command::Fix(fix) => {
+            let git = gauntlet_change::git::Git::discover(&dir)?;
+            let tty = std::io::stdout().is_terminal();
+            match commands::fix::run(&git, config, fix, &env_var, tty)? {
+                commands::fix::Outcome::Done => Ok(ExitCode::SUCCESS),
+                commands::fix::Outcome::NothingFixed => {
+                    eprintln!("gauntlet: no finding got as far as a judged patch; see the messages above");
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        args::Command::Refine(refine) => {
+            // A document need not live in a repository; gauntlet.toml is looked for
+            // at the repository root when there is one.
+            let root = gauntlet_change::git::Git::discover(&dir).map(|g| g.root().to_path_buf()).unwrap_or(dir);
+            let tty = std::io::stdout().is_terminal();
+            match commands::refine::run(&root, config, refine, &env_var, tty)? {
+                true => Ok(ExitCode::SUCCESS),
+                false => Ok(ExitCode::from(1)),
             }
         }
     }

@@ -1,7 +1,9 @@
 //! One file per command.
 
+pub mod fix;
 pub mod init;
 #[cfg(feature = "local")]
 pub mod model;
+pub mod refine;
 pub mod review;
 pub mod reviewers;

@@ -48,19 +48,61 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
     let settings = Settings::resolve(git.root(), config, args, env, is_tty)?;
     let format: Format = settings.format.parse()?;
     let opts = Options { verbose: settings.verbose, color: settings.color && format == Format::Terminal };
+    let prepared = match prepare(git, args, env, settings)? {
+        Plan::Skip(review) => {
+            print!("{}", gauntlet_report::render(&review, format, &opts));
+            let reason = review.skipped.as_ref().map_or("", |s| s.reason.as_str());
+            eprintln!("gauntlet: skipped: {reason}");
+            return Ok(Outcome::Done);
+        }
+        Plan::Run(prepared) => prepared,
+    };
+    let runtime = tokio::runtime::Runtime::new()?;
+    let review = runtime.block_on(prepared.run(git))?;
+    print!("{}", gauntlet_report::render(&review, format, &opts));
+    if review.nothing_reviewed() {
+        return Ok(Outcome::NothingReviewed);
+    }
+    if review.gaps.is_empty() && is_commit(&prepared.change.head) {
+        state::mark_reviewed(git, &prepared.state_key, &prepared.change.head);
+    }
+    Ok(Outcome::Done)
+}
+
+/// What the gate and the plan decided, before any model call.
+pub enum Plan {
+    /// Nothing to review; the review says why.
+    Skip(Box<Review>),
+    Run(Box<Prepared>),
+}
+
+/// A review ready to run (`gauntlet fix` runs one too, inside its own runtime).
+pub struct Prepared {
+    pub settings: Settings,
+    pub change: Change,
+    pub models: pipeline::Models,
+    pub state_key: String,
+    reviewers: Vec<rules::Reviewer>,
+    guidance: Vec<guidance::Guidance>,
+    rules_version: String,
+    fence: Fence,
+    opts: pipeline::Options,
+    /// Ignored files, listed as not reviewed (unless `--force` reviewed them).
+    ignored: Vec<NotReviewed>,
+}
+
+/// Acquire the change, run the gate, choose the reviewers and build the providers.
+pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> Result<Plan> {
     let mut change = gauntlet_change::acquire(git, &target(&args.change)?)?;
-    let skip = |change: &Change, rules_version: &str, reason: &str| -> Result<Outcome> {
-        let review = Review {
+    let skip = |change: &Change, rules_version: &str, reason: &str| -> Result<Plan> {
+        Ok(Plan::Skip(Box::new(Review {
             schema_version: SCHEMA_VERSION,
             base: change.base.clone(),
             head: change.head.clone(),
             rules_version: rules_version.to_string(),
             skipped: Some(Skip { reason: reason.to_string() }),
             ..Review::default()
-        };
-        print!("{}", gauntlet_report::render(&review, format, &opts));
-        eprintln!("gauntlet: skipped: {reason}");
-        Ok(Outcome::Done)
+        })))
     };
     if change.is_empty() {
         return skip(&change, "", "the change is empty: nothing to review between base and head");
@@ -96,10 +138,8 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
 
     let models = providers::build(&settings, &specs, env)?;
     let guidance = guidance::load(git, &change)?;
-    let head = RepoHead::new(git, &change)?;
     let fence = Fence::new(&mut rand::rng(), gauntlet_review::prompt::untrusted_texts(&change, &guidance));
-    let input = Input { change: &change, reviewers: selected, guidance, head: &head, rules_version, fence };
-    let pipeline_opts = pipeline::Options {
+    let opts = pipeline::Options {
         concurrency: settings.concurrency,
         threshold: settings.threshold,
         region_lines: settings.region_lines,
@@ -112,26 +152,45 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
     eprintln!(
         "gauntlet: reviewing {} file(s), {changed_lines} changed line(s), with {} reviewer(s) on {}",
         change.files.len(),
-        input.reviewers.len(),
-        models.label(pipeline_opts.route(gauntlet_model::Tier::Standard))
+        selected.len(),
+        models.label(opts.route(gauntlet_model::Tier::Standard))
     );
-    let runtime = tokio::runtime::Runtime::new()?;
-    let mut review = runtime.block_on(pipeline::run(&input, &models, &pipeline_opts));
-    if !(args.force && everything_ignored) {
-        review.not_reviewed.extend(ignored.into_iter().map(|(path, why)| NotReviewed { path, reason: why }));
+    let ignored = if args.force && everything_ignored { Vec::new() } else { ignored };
+    let ignored = ignored.into_iter().map(|(path, why)| NotReviewed { path, reason: why }).collect();
+    Ok(Plan::Run(Box::new(Prepared {
+        settings,
+        change,
+        models,
+        state_key,
+        reviewers: selected,
+        guidance,
+        rules_version,
+        fence,
+        opts,
+        ignored,
+    })))
+}
+
+impl Prepared {
+    /// Run the pipeline on the change.
+    pub async fn run(&self, git: &Git) -> Result<Review> {
+        let head = RepoHead::new(git, &self.change)?;
+        let input = Input {
+            change: &self.change,
+            reviewers: self.reviewers.clone(),
+            guidance: self.guidance.clone(),
+            head: &head,
+            rules_version: self.rules_version.clone(),
+            fence: self.fence.clone(),
+        };
+        let mut review = pipeline::run(&input, &self.models, &self.opts).await;
+        review.not_reviewed.extend(self.ignored.iter().cloned());
+        if let Some(note) = crate::offline::tiny_model_note(&review.provider) {
+            eprintln!("gauntlet: note: {note}");
+            review.notes.insert(0, note);
+        }
+        Ok(review)
     }
-    if let Some(note) = crate::offline::tiny_model_note(&review.provider) {
-        eprintln!("gauntlet: note: {note}");
-        review.notes.insert(0, note);
-    }
-    print!("{}", gauntlet_report::render(&review, format, &opts));
-    if review.nothing_reviewed() {
-        return Ok(Outcome::NothingReviewed);
-    }
-    if review.gaps.is_empty() && is_commit(&change.head) {
-        state::mark_reviewed(git, &state_key, &change.head);
-    }
-    Ok(Outcome::Done)
 }
 
 /// Only commits can be "already reviewed": the index and worktree keep changing.

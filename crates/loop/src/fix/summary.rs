@@ -83,14 +83,7 @@ impl ItemReport {
 
     /// The file name of this item's patch (`index` is 1-based).
     pub fn file_name(&self, index: usize) -> String {
-        let slug: String = self
-            .location
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '_' { c } else { '-' })
-            .collect();
-        let slug = slug.trim_matches(['-', '.']);
-        let mark = if self.converged { "" } else { ".unconverged" };
-        format!("{index:02}-{slug}{mark}.patch")
+        patch_file_name(index, &self.location, self.converged)
     }
 
     /// The patch file's text: a header `git apply` skips, then the patch.
@@ -119,6 +112,16 @@ impl ItemReport {
         out.push_str(patch);
         out
     }
+}
+
+/// `01-src-a.py-4.patch`, or `01-src-a.py-4.unconverged.patch` for an item that did
+/// not converge: the mark is in the name, so it survives any tool that drops headers.
+pub fn patch_file_name(index: usize, location: &str, converged: bool) -> String {
+    let slug: String =
+        location.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '_' { c } else { '-' }).collect();
+    let slug = slug.trim_matches(['-', '.']);
+    let mark = if converged { "" } else { ".unconverged" };
+    format!("{index:02}-{slug}{mark}.patch")
 }
 
 /// Model and report text as it may appear in a terminal: no control characters.
