@@ -108,10 +108,16 @@ pub fn untrusted_texts<'a>(change: &'a Change, guidance: &'a [Guidance]) -> Vec<
     texts
 }
 
+/// The change as every session reads it (each file's diff and numbered head text),
+/// fenced. The backtest's single-pass baseline is shown exactly this too.
+pub fn change_listing(change: &Change, fence: &Fence) -> String {
+    let files: Vec<FileView> = change.files.iter().map(file_view).collect();
+    fence.wrap("change", &render("change", context! { files }))
+}
+
 /// The shared block: instructions, the fenced change, the fenced guidance.
 pub fn shared(change: &Change, guidance: &[Guidance], fence: &Fence) -> String {
-    let files: Vec<FileView> = change.files.iter().map(file_view).collect();
-    let change_text = fence.wrap("change", &render("change", context! { files }));
+    let change_text = change_listing(change, fence);
     let guidance_text: String = guidance.iter().map(|g| fence.wrap(&format!("guidance {}", g.path), &g.text)).collect();
     render("shared", context! { boundary => fence.boundary(), change => change_text, guidance => guidance_text })
 }

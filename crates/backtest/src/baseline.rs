@@ -1,0 +1,109 @@
+//! The naive alternative the pipeline is measured against: the same model, one
+//! prompt ("review this diff, list the bugs"), its answer taken as it is. No hostile
+//! roles, no grounding, no validator, no adjudication, no re-ask.
+//!
+//! The answer is read leniently, so the baseline is not penalised for form: any
+//! finding with a location counts as published, and a location that does not parse
+//! is published all the same (it cannot match a known defect, so it scores as a
+//! false positive).
+
+use crate::score::Reported;
+use gauntlet_change::Change;
+use gauntlet_model::{Provider, Request, Schema, Tier, Turn, Usage};
+use gauntlet_review::contract::findings_schema;
+use gauntlet_review::cost::Prices;
+use gauntlet_review::fence::Fence;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The step name baseline calls carry (providers and recordings see it).
+pub const STEP: &str = "baseline";
+/// How many findings the baseline may list: generous, as a naive reviewer would be.
+const MAX_FINDINGS: usize = 20;
+/// Reviewer name its findings are reported under.
+pub const REVIEWER: &str = "baseline";
+
+const PROMPT: &str = include_str!("../prompts/baseline.md.j2");
+
+/// What the single pass produced on one case.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BaselineRun {
+    pub published: Vec<Reported>,
+    pub usage: Usage,
+    /// USD; `None` when the model's price is unknown.
+    pub cost: Option<f64>,
+    pub wall_ms: u64,
+    /// Why nothing could be read from the answer, when nothing could.
+    pub error: Option<String>,
+}
+
+/// The request: the change as the pipeline's sessions see it, then the naive ask.
+pub fn request(change: &Change, fence: &Fence, tier: Tier) -> Request {
+    Request {
+        shared: vec![gauntlet_review::prompt::change_listing(change, fence)],
+        turns: vec![Turn::user(PROMPT)],
+        schema: Some(Schema { name: "report_findings".into(), json: findings_schema(MAX_FINDINGS) }),
+        tools: Vec::new(),
+        max_tokens: 8_000,
+        tier,
+        step: STEP.into(),
+        reviewer: None,
+    }
+}
+
+/// Run the single pass on `change` with `provider`.
+pub async fn run(
+    change: &Change,
+    fence: &Fence,
+    provider: &Arc<dyn Provider>,
+    tier: Tier,
+    prices: &Prices,
+) -> BaselineRun {
+    let started = Instant::now();
+    let result = provider.complete(&request(change, fence, tier)).await;
+    let wall_ms = started.elapsed().as_millis() as u64;
+    match result {
+        Ok(resp) => {
+            let cost = prices.get(provider.name(), provider.model()).map(|p| p.cost(&resp.usage));
+            let (published, error) = match read_findings(&resp.json) {
+                Ok(found) => (found, None),
+                Err(e) => (Vec::new(), Some(e)),
+            };
+            BaselineRun { published, usage: resp.usage, cost, wall_ms, error }
+        }
+        Err(e) => BaselineRun { wall_ms, error: Some(format!("model call failed: {e}")), ..BaselineRun::default() },
+    }
+}
+
+/// Read findings from an answer without holding it to the contract's literals.
+pub fn read_findings(text: &str) -> Result<Vec<Reported>, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text.trim()).map_err(|e| format!("the single-pass answer is not a JSON object: {e}"))?;
+    let list =
+        value.get("findings").and_then(|f| f.as_array()).ok_or("the single-pass answer has no `findings` list")?;
+    let text_of = |f: &serde_json::Value, key: &str| f.get(key).and_then(|v| v.as_str()).unwrap_or("").to_string();
+    Ok(list
+        .iter()
+        .map(|f| Reported { reviewer: REVIEWER.into(), location: text_of(f, "location"), claim: text_of(f, "claim") })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_findings_are_read_without_the_contract_literals() {
+        let text = r#"{"findings":[{"location":"a.py:3","claim":"x","severity":"High"},{"claim":"no place"}]}"#;
+        let found = read_findings(text).unwrap();
+        assert_eq!(found.len(), 2, "a wrong literal or a missing location still counts as published");
+        assert_eq!(found[0].location, "a.py:3");
+        assert_eq!(found[1].location, "");
+    }
+
+    #[test]
+    fn an_answer_that_is_not_json_is_an_error_not_silence() {
+        assert!(read_findings("I found no bugs.").unwrap_err().contains("not a JSON object"));
+    }
+}

@@ -1,0 +1,205 @@
+//! The corpus: one folder per case, each with a `case.toml` naming the repository,
+//! the base and head revisions, the label, and for escapes the known defects.
+//!
+//! ```toml
+//! description = "The export job swallows a timeout and restarts from the beginning"
+//! repo = "repo.bundle"      # a git bundle in this folder, or a path to a repository
+//! base = "main"
+//! head = "change"
+//! kind = "escape"           # or "clean"
+//!
+//! [[defects]]
+//! path = "sync/export.py"
+//! lines = [41, 43]          # head lines; a single line may be written `lines = 41`
+//! description = "an exception resets the cursor, so the next run resends everything"
+//! also = ["sync/state.py:12"]   # other places that count as finding this defect
+//!
+//! [[also_real]]             # human-confirmed extra bugs: count for precision only
+//! location = "sync/export.py:60"
+//! description = "..."
+//! ```
+
+use gauntlet_review::contract::Location;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The file that makes a folder a case.
+pub const CASE_FILE: &str = "case.toml";
+
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    #[error("cannot read the corpus {path}: {message}")]
+    Read { path: String, message: String },
+    #[error("{path}{line}: {message}; see the corpus format in the README (section Backtest)")]
+    Parse { path: String, line: String, message: String },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+    #[error("no case in {path}: a case is a folder holding a {CASE_FILE} (see the README, section Backtest)")]
+    Empty { path: String },
+}
+
+/// A case's label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A change that shipped a defect reviewers should have caught.
+    Escape,
+    /// A change with no known defect: anything published on it is noise.
+    Clean,
+}
+
+/// Head lines: `41` or `[41, 43]`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+enum Lines {
+    One(u32),
+    Range([u32; 2]),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DefectToml {
+    path: String,
+    lines: Lines,
+    description: String,
+    #[serde(default)]
+    also: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AlsoRealToml {
+    location: String,
+    description: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseToml {
+    #[serde(default)]
+    description: String,
+    repo: String,
+    base: String,
+    head: String,
+    kind: Kind,
+    #[serde(default)]
+    defects: Vec<DefectToml>,
+    #[serde(default)]
+    also_real: Vec<AlsoRealToml>,
+}
+
+/// A defect the case is known to contain.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Defect {
+    /// Where it is, in head lines.
+    pub at: Location,
+    /// Other places a finding may point at and still have found it (a client reading
+    /// a field the server renamed, say).
+    pub also: Vec<Location>,
+    pub description: String,
+}
+
+/// A real bug found beyond the known defects and confirmed by a person: a finding
+/// there is a true positive, but recall is not measured against it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AlsoReal {
+    pub at: Location,
+    pub description: String,
+}
+
+/// One case of the corpus.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    /// The folder's name.
+    pub name: String,
+    pub dir: PathBuf,
+    pub description: String,
+    /// The repository: a bundle file or a repository folder (absolute).
+    pub repo: PathBuf,
+    pub base: String,
+    pub head: String,
+    pub kind: Kind,
+    pub defects: Vec<Defect>,
+    pub also_real: Vec<AlsoReal>,
+}
+
+/// Every case under `root`, sorted by name. A folder without a `case.toml` is not a
+/// case (so sources can live beside the cases); a `case.toml` that does not parse or
+/// says something impossible is an error naming the file.
+pub fn load(root: &Path) -> Result<Vec<Case>, CorpusError> {
+    let read_err = |e: std::io::Error| CorpusError::Read { path: root.display().to_string(), message: e.to_string() };
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .map_err(read_err)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join(CASE_FILE).is_file())
+        .collect();
+    dirs.sort();
+    if dirs.is_empty() {
+        return Err(CorpusError::Empty { path: root.display().to_string() });
+    }
+    dirs.iter().map(|d| load_case(d)).collect()
+}
+
+/// Read one case folder.
+pub fn load_case(dir: &Path) -> Result<Case, CorpusError> {
+    let file = dir.join(CASE_FILE);
+    let shown = file.display().to_string();
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| CorpusError::Read { path: shown.clone(), message: e.to_string() })?;
+    let raw: CaseToml = toml::from_str(&text).map_err(|e| {
+        let line = e.span().map(|s| format!(" (line {})", text[..s.start].lines().count().max(1)));
+        CorpusError::Parse { path: shown.clone(), line: line.unwrap_or_default(), message: e.message().to_string() }
+    })?;
+    let invalid = |message: String| CorpusError::Invalid { path: shown.clone(), message };
+    let defects = raw.defects.iter().map(defect).collect::<Result<Vec<_>, String>>().map_err(invalid)?;
+    let also_real = raw
+        .also_real
+        .iter()
+        .map(|a| Ok(AlsoReal { at: location(&a.location, "also_real")?, description: a.description.clone() }))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(invalid)?;
+    match (raw.kind, defects.is_empty()) {
+        (Kind::Escape, true) => {
+            return Err(invalid("an escape needs at least one [[defects]] entry (path, lines, description)".into()));
+        }
+        (Kind::Clean, false) => {
+            return Err(invalid("a clean case has no [[defects]]; label it kind = \"escape\" instead".into()));
+        }
+        _ => {}
+    }
+    for (field, value) in [("repo", &raw.repo), ("base", &raw.base), ("head", &raw.head)] {
+        if value.trim().is_empty() {
+            return Err(invalid(format!("`{field}` is empty")));
+        }
+    }
+    Ok(Case {
+        name: dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        dir: dir.to_path_buf(),
+        description: raw.description,
+        repo: dir.join(&raw.repo),
+        base: raw.base,
+        head: raw.head,
+        kind: raw.kind,
+        defects,
+        also_real,
+    })
+}
+
+fn defect(d: &DefectToml) -> Result<Defect, String> {
+    let (start, end) = match d.lines {
+        Lines::One(n) => (n, n),
+        Lines::Range([a, b]) => (a, b),
+    };
+    if start == 0 || end < start {
+        return Err(format!("defect in {}: lines must be 1-based with start <= end, not {start}-{end}", d.path));
+    }
+    if d.path.trim().is_empty() || d.description.trim().is_empty() {
+        return Err("a defect needs a path and a one-line description".into());
+    }
+    let also = d.also.iter().map(|a| location(a, "also")).collect::<Result<Vec<_>, _>>()?;
+    Ok(Defect { at: Location { path: d.path.clone(), start, end }, also, description: d.description.clone() })
+}
+
+fn location(text: &str, field: &str) -> Result<Location, String> {
+    Location::parse(text).ok_or_else(|| format!("{field}: `{text}` is not path:LINE or path:START-END"))
+}

@@ -1,0 +1,148 @@
+//! The backtest's result: each case, the totals, the baseline beside them. Serialises
+//! to the JSON report (`schema_version` 1); [`crate::markdown`] renders it for people.
+
+use crate::corpus::{Case, Kind};
+use crate::score::{CaseScore, Comparison, ReviewerNoise, Spend, Totals, compare, noise_of, totals};
+use gauntlet_review::review::Funnel;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One case's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CaseResult {
+    pub name: String,
+    pub kind: Kind,
+    pub description: String,
+    /// Why the case could not be run; such a case is left out of every total.
+    pub error: Option<String>,
+    /// The reason the gate would have skipped this change (the backtest reviews it anyway).
+    pub gate_would_skip: Option<String>,
+    pub gauntlet: Option<PipelineResult>,
+    pub baseline: Option<BaselineResult>,
+}
+
+impl CaseResult {
+    pub fn new(case: &Case) -> CaseResult {
+        CaseResult {
+            name: case.name.clone(),
+            kind: case.kind,
+            description: case.description.clone(),
+            error: None,
+            gate_would_skip: None,
+            gauntlet: None,
+            baseline: None,
+        }
+    }
+
+    /// Whether the case counts in the totals.
+    pub fn scored(&self) -> bool {
+        self.error.is_none() && self.gauntlet.is_some()
+    }
+}
+
+/// What the pipeline did on a case.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PipelineResult {
+    pub funnel: Funnel,
+    #[serde(flatten)]
+    pub score: CaseScore,
+    pub spend: Spend,
+    /// Units of work that failed (`step: message`): coverage not to assume.
+    pub gaps: Vec<String>,
+    /// Candidates and published findings per reviewer.
+    pub reviewers: Vec<ReviewerNoise>,
+}
+
+/// What the single-pass baseline did on a case.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BaselineResult {
+    #[serde(flatten)]
+    pub score: CaseScore,
+    pub spend: Spend,
+    /// Set when its answer could not be read (then it counts as publishing nothing).
+    pub error: Option<String>,
+}
+
+/// One side of the comparison, over every scored case.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Side {
+    #[serde(flatten)]
+    pub totals: Totals,
+    pub spend: Spend,
+}
+
+/// The whole backtest.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Backtest {
+    pub schema_version: u32,
+    pub corpus: String,
+    /// `provider:model` of the standard tier (pipeline and baseline alike).
+    pub provider: String,
+    pub tolerance: u32,
+    pub threshold: u8,
+    pub cases: Vec<CaseResult>,
+    /// Cases that could not be run (listed with their error in `cases`).
+    pub failed: usize,
+    pub gauntlet: Side,
+    pub baseline: Option<Side>,
+    pub comparison: Option<Comparison>,
+    /// Per-reviewer noise over the corpus: candidates proposed vs published.
+    pub reviewers: Vec<ReviewerNoise>,
+    pub notes: Vec<String>,
+}
+
+/// What describes the run besides its cases.
+pub struct Meta {
+    pub corpus: String,
+    pub provider: String,
+    pub tolerance: u32,
+    pub threshold: u8,
+    pub baseline: bool,
+    pub notes: Vec<String>,
+}
+
+/// Add the cases up.
+pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
+    let scored: Vec<&CaseResult> = cases.iter().filter(|c| c.scored()).collect();
+    let pipeline: Vec<(Kind, &PipelineResult)> =
+        scored.iter().filter_map(|c| c.gauntlet.as_ref().map(|g| (c.kind, g))).collect();
+    let mut gauntlet = Side { totals: totals(pipeline.iter().map(|(k, g)| (*k, &g.score))), ..Side::default() };
+    let mut noise: BTreeMap<String, ReviewerNoise> = BTreeMap::new();
+    gauntlet.spend.cost = Some(0.0);
+    for (_, g) in &pipeline {
+        gauntlet.spend.add(&g.spend);
+        for r in &g.reviewers {
+            let e = noise_of(&mut noise, &r.reviewer);
+            e.candidates += r.candidates;
+            e.published += r.published;
+            e.true_positives += r.true_positives;
+        }
+    }
+    let baseline = meta.baseline.then(|| {
+        let runs: Vec<(Kind, &BaselineResult)> =
+            scored.iter().filter_map(|c| c.baseline.as_ref().map(|b| (c.kind, b))).collect();
+        let mut side = Side { totals: totals(runs.iter().map(|(k, b)| (*k, &b.score))), ..Side::default() };
+        side.spend.cost = Some(0.0);
+        for (_, b) in &runs {
+            side.spend.add(&b.spend);
+        }
+        side
+    });
+    let comparison = baseline.as_ref().map(|b| compare(&gauntlet.totals, &b.totals));
+    Backtest {
+        schema_version: SCHEMA_VERSION,
+        corpus: meta.corpus,
+        provider: meta.provider,
+        tolerance: meta.tolerance,
+        threshold: meta.threshold,
+        failed: cases.iter().filter(|c| c.error.is_some()).count(),
+        cases,
+        gauntlet,
+        baseline,
+        comparison,
+        reviewers: noise.into_values().collect(),
+        notes: meta.notes,
+    }
+}

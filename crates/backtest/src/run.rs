@@ -1,0 +1,218 @@
+//! Running the corpus: each case in its own temporary checkout, reviewed by the
+//! pipeline with the gate's verdict recorded but not obeyed, then (optionally) by
+//! the single-pass baseline, then scored. Nothing here can publish: results only
+//! come back as data.
+
+use crate::baseline;
+use crate::checkout::{CheckoutError, checkout};
+use crate::corpus::Case;
+use crate::report::{BaselineResult, CaseResult, PipelineResult};
+use crate::score::{Reported, Spend, score_case, tally_reviewers};
+use gauntlet_change::git::Git;
+use gauntlet_change::{Change, ChangeError, Target};
+use gauntlet_model::Tier;
+use gauntlet_review::fence::Fence;
+use gauntlet_review::gate::{self, Decision, GateConfig, GateInput, PrMeta};
+use gauntlet_review::pipeline::{self, Input, Models, RepoHead};
+use gauntlet_review::rules::{self, RuleError};
+use gauntlet_review::{Review, guidance};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Why a change runs on the deep tier (the caller's `deep_paths` and size rules).
+pub type DeepRule = Arc<dyn Fn(&Change, usize) -> Option<String> + Send + Sync>;
+
+/// How to run the corpus (resolved settings; the same for every case).
+#[derive(Clone)]
+pub struct Setup {
+    pub models: Models,
+    pub options: pipeline::Options,
+    pub gate: GateConfig,
+    /// Reviewer names turned off, and the only ones to run (when not empty).
+    pub disable: Vec<String>,
+    pub only: Vec<String>,
+    pub deep: Option<DeepRule>,
+    /// Also run the single-pass baseline on every case.
+    pub baseline: bool,
+    pub tolerance: u32,
+    /// Cases reviewed at once.
+    pub jobs: usize,
+    /// A fixed fence boundary (for scripted and replayed runs); random when `None`.
+    pub fence: Option<String>,
+}
+
+/// Why a case could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum CaseError {
+    #[error(transparent)]
+    Checkout(#[from] CheckoutError),
+    #[error(transparent)]
+    Change(#[from] ChangeError),
+    #[error(transparent)]
+    Rules(#[from] RuleError),
+    #[error("[gate] settings: {0}")]
+    Gate(String),
+    #[error("base and head are the same tree: the case has no change to review; check `base` and `head`")]
+    EmptyChange,
+    #[error("no reviewer applies to the changed files (see `gauntlet reviewers` in the case repository)")]
+    NoReviewer,
+    #[error("every reviewer failed, so nothing was reviewed: {0}")]
+    NothingReviewed(String),
+    #[error("baseline: {0}")]
+    Baseline(String),
+}
+
+/// Run every case, `setup.jobs` at a time, calling `progress` as each one ends.
+/// Results come back in the order of `cases`, whatever order they finished in.
+pub fn run_all(
+    cases: &[Case],
+    setup: &Setup,
+    runtime: &tokio::runtime::Handle,
+    progress: &(dyn Fn(&CaseResult) + Sync),
+) -> Vec<CaseResult> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..setup.jobs.clamp(1, cases.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(case) = cases.get(i) else { break };
+                    let result = run_case(case, setup, runtime);
+                    progress(&result);
+                    done.lock().expect("results lock")[i] = Some(result);
+                }
+            });
+        }
+    });
+    done.into_inner().expect("results lock").into_iter().map(|r| r.expect("every case ran")).collect()
+}
+
+/// Run and score one case. A failure is recorded in the result, never raised: the
+/// other cases still run.
+pub fn run_case(case: &Case, setup: &Setup, runtime: &tokio::runtime::Handle) -> CaseResult {
+    let mut result = CaseResult::new(case);
+    if let Err(e) = review_case(case, setup, runtime, &mut result) {
+        result.error = Some(e.to_string());
+    }
+    result
+}
+
+fn review_case(
+    case: &Case,
+    setup: &Setup,
+    runtime: &tokio::runtime::Handle,
+    result: &mut CaseResult,
+) -> Result<(), CaseError> {
+    let repo = checkout(&case.repo, &case.base, &case.head)?;
+    let git = &repo.git;
+    let target = Target::Range { base: case.base.clone(), head: Some(case.head.clone()) };
+    let mut change = gauntlet_change::acquire(git, &target)?;
+    if change.is_empty() {
+        return Err(CaseError::EmptyChange);
+    }
+    let changed_lines = apply_gate(git, &mut change, &setup.gate, result)?;
+    let all = rules::load(git.root())?;
+    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
+    let selected: Vec<_> = rules::select(&all, &paths, &setup.disable, &setup.only)
+        .into_iter()
+        .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
+        .map(|(r, _)| r.clone())
+        .collect();
+    if selected.is_empty() {
+        return Err(CaseError::NoReviewer);
+    }
+    let guidance = guidance::load(git, &change)?;
+    let head = RepoHead::new(git, &change)?;
+    let fence = match &setup.fence {
+        Some(boundary) => Fence::fixed(boundary),
+        None => Fence::new(&mut rand::rng(), gauntlet_review::prompt::untrusted_texts(&change, &guidance)),
+    };
+    let rules_version = rules::version(&selected.iter().collect::<Vec<_>>());
+    let input = Input { change: &change, reviewers: selected, guidance, head: &head, rules_version, fence };
+    let mut options = setup.options.clone();
+    options.deep = setup.deep.as_ref().and_then(|rule| rule(&change, changed_lines));
+    let review = runtime.block_on(pipeline::run(&input, &setup.models, &options));
+    if review.nothing_reviewed() {
+        let why = review.gaps.first().map_or_else(String::new, |g| g.message.clone());
+        return Err(CaseError::NothingReviewed(why));
+    }
+    result.gauntlet = Some(score_pipeline(case, &review, setup.tolerance));
+    if setup.baseline {
+        let tier = options.route(Tier::Standard);
+        let provider = setup.models.get(tier);
+        let run = runtime.block_on(baseline::run(&change, &input.fence, provider, tier, &options.prices));
+        if let Some(error) = run.error.as_ref().filter(|e| e.starts_with("model call failed")) {
+            return Err(CaseError::Baseline(error.clone()));
+        }
+        result.baseline = Some(score_baseline(case, run, setup.tolerance));
+    }
+    Ok(())
+}
+
+/// Record what the gate would have decided (the backtest reviews regardless), and
+/// set aside the files it ignores, as `gauntlet review` does. Returns the changed
+/// lines of the reviewed files.
+fn apply_gate(
+    git: &Git,
+    change: &mut Change,
+    config: &GateConfig,
+    result: &mut CaseResult,
+) -> Result<usize, CaseError> {
+    let range = format!("{}..{}", change.base, change.head);
+    let subjects: Vec<String> = git
+        .run(&["log", "--format=%s", "--no-merges", &range])
+        .map(|out| String::from_utf8_lossy(&out).lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    let attributes = git.read(&change.snapshot, ".gitattributes")?.map(|b| String::from_utf8_lossy(&b).into_owned());
+    let generated = gate::generated_globs(attributes.as_deref().unwrap_or(""));
+    let input = GateInput {
+        change,
+        pr: &PrMeta::default(),
+        commit_subjects: &subjects,
+        generated_globs: &generated,
+        already_reviewed: false,
+        force: false,
+    };
+    if let Decision::Skip { reason } = gate::decide(&input, config).map_err(CaseError::Gate)? {
+        result.gate_would_skip = Some(reason);
+    }
+    let (ignored, changed_lines) = gate::classify(change, &generated, config).map_err(CaseError::Gate)?;
+    // A change made only of ignored files is reviewed whole, as with --force.
+    if ignored.len() < change.files.len() {
+        change.files.retain(|f| !ignored.iter().any(|(p, _)| p == f.diff.path()));
+    }
+    Ok(changed_lines)
+}
+
+fn score_pipeline(case: &Case, review: &Review, tolerance: u32) -> PipelineResult {
+    let published: Vec<Reported> = review
+        .published
+        .iter()
+        .map(|p| Reported { reviewer: p.reviewer.clone(), location: p.location.clone(), claim: p.claim.clone() })
+        .collect();
+    let score = score_case(&case.defects, &case.also_real, &published, tolerance);
+    let mut noise = BTreeMap::new();
+    tally_reviewers(&mut noise, review, &score.true_positives_by_reviewer);
+    PipelineResult {
+        funnel: review.funnel,
+        spend: Spend::of(review),
+        gaps: review.gaps.iter().map(|g| format!("{}: {}", g.step, g.message)).collect(),
+        reviewers: noise.into_values().collect(),
+        score,
+    }
+}
+
+fn score_baseline(case: &Case, run: baseline::BaselineRun, tolerance: u32) -> BaselineResult {
+    let u = run.usage;
+    BaselineResult {
+        score: score_case(&case.defects, &case.also_real, &run.published, tolerance),
+        spend: Spend {
+            tokens: u.input + u.cache_read + u.cache_write + u.output,
+            cost: run.cost,
+            wall_ms: run.wall_ms,
+        },
+        error: run.error,
+    }
+}
