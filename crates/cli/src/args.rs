@@ -35,6 +35,8 @@ pub enum Command {
     Fix(Box<FixArgs>),
     /// Revise a document toward a goal in an adversarial review loop.
     Refine(Box<RefineArgs>),
+    /// Review every case of a corpus (print-only) and score precision and recall.
+    Backtest(Box<BacktestArgs>),
 }
 
 #[derive(Debug, Subcommand)]
@@ -197,4 +199,41 @@ pub struct RefineArgs {
     /// Stop once the estimated cost reaches USD.
     #[arg(long, value_name = "USD")]
     pub max_cost: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct BacktestArgs {
+    /// The corpus: a folder with one sub-folder per case, each holding a case.toml.
+    #[arg(value_name = "CORPUS")]
+    pub corpus: PathBuf,
+    /// Also run the same model as one naive single-pass reviewer, side by side.
+    #[arg(long)]
+    pub baseline: bool,
+    /// Cases reviewed at once.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
+    /// Lines a finding may lie outside a known defect's range and still match it.
+    #[arg(long, value_name = "N", default_value_t = gauntlet_backtest::score::DEFAULT_TOLERANCE)]
+    pub tolerance: u32,
+    /// Output format: markdown or json.
+    #[arg(long, value_name = "FORMAT", default_value = "markdown")]
+    pub format: String,
+    /// Provider for every tier: anthropic, openai, ollama, command or local.
+    #[arg(long, value_name = "NAME")]
+    pub provider: Option<String>,
+    /// Run this GGUF model in-process (the local provider) for every tier.
+    #[arg(long, value_name = "FILE.gguf", conflicts_with_all = ["provider", "model"])]
+    pub model_path: Option<PathBuf>,
+    /// Model for every tier.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Model calls in flight at once, per case.
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Minimum validator confidence to publish (0, 25, 50, 75 or 100).
+    #[arg(long, value_name = "N")]
+    pub threshold: Option<u8>,
+    /// Run only these reviewers (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub reviewers: Vec<String>,
 }

@@ -1,6 +1,7 @@
 //! The `gauntlet` binary: flags, settings, wiring. Errors surface once, here, with
 //! one exit-code policy: 0 when the command did its job (findings or not, skips
-//! included), 1 when a review ran but reviewed nothing (every reviewer failed),
+//! included), 1 when a review ran but reviewed nothing (every reviewer failed) or a
+//! backtest case could not be run,
 //! 2 for errors the user must fix (not a repository, bad revision, bad config).
 
 mod args;
@@ -56,6 +57,13 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
             model_command(action)?;
             Ok(ExitCode::SUCCESS)
         }
+        args::Command::Backtest(backtest) => match commands::backtest::run(&dir, config, backtest, &env_var)? {
+            commands::backtest::Outcome::AllRan => Ok(ExitCode::SUCCESS),
+            commands::backtest::Outcome::SomeFailed(n) => {
+                eprintln!("gauntlet: {n} case(s) could not be run; see their errors in the report");
+                Ok(ExitCode::from(1))
+            }
+        },
         args::Command::Review(review) => {
             let git = gauntlet_change::git::Git::discover(&dir)?;
             let tty = std::io::stdout().is_terminal();

@@ -1,5 +1,6 @@
 //! One file per command.
 
+pub mod backtest;
 pub mod fix;
 pub mod init;
 #[cfg(feature = "local")]

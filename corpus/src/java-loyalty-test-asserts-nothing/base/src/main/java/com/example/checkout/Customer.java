@@ -1,0 +1,5 @@
+package com.example.checkout;
+
+import java.time.LocalDate;
+
+public record Customer(String id, LocalDate memberSince) {}

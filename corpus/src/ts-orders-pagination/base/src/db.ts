@@ -1,0 +1,10 @@
+import pg from "pg";
+
+export const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+
+export interface Order {
+  id: string;
+  customerId: string;
+  totalCents: number;
+  placedAt: string;
+}
