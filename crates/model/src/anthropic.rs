@@ -96,6 +96,10 @@ impl Provider for Anthropic {
         &self.config.model
     }
 
+    fn supports_tools(&self) -> bool {
+        true
+    }
+
     async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
         let body = build_body(&self.config.model, request);
         let mut req = self

@@ -7,12 +7,14 @@
 //! JSON text, any tool calls, and token [`Usage`].
 //!
 //! Implementations: [`anthropic::Anthropic`], [`openai::OpenAi`], [`command::Command`].
-//! [`retry::Retrying`] wraps any of them with timeouts and backoff.
+//! [`retry::Retrying`] wraps any of them with timeouts and backoff;
+//! [`record::Recorder`] stores every exchange to a folder, or plays a folder back.
 
 pub mod anthropic;
 pub mod command;
 mod http;
 pub mod openai;
+pub mod record;
 pub mod retry;
 
 use serde::{Deserialize, Serialize};
@@ -61,7 +63,7 @@ pub struct ToolCall {
     pub input: serde_json::Value,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolResult {
     pub id: String,
     pub content: String,
@@ -117,7 +119,7 @@ impl std::ops::AddAssign for Usage {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Response {
     /// The model's answer text, expected to be one JSON object (validated by the caller).
     pub json: String,
@@ -159,5 +161,11 @@ pub trait Provider: Send + Sync {
     fn name(&self) -> &str;
     /// Model name this provider instance calls.
     fn model(&self) -> &str;
+    /// Whether [`Request::tools`] are offered to the model and its tool calls come
+    /// back in [`Response::tool_calls`]. Providers that cannot (a program on stdin,
+    /// the embedded model) answer directly from the context they are given.
+    fn supports_tools(&self) -> bool {
+        false
+    }
     async fn complete(&self, request: &Request) -> Result<Response, ModelError>;
 }

@@ -122,6 +122,10 @@ impl Provider for OpenAi {
         &self.config.model
     }
 
+    fn supports_tools(&self) -> bool {
+        true
+    }
+
     async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
         let body = build_body(&self.config, request);
         let mut req = self.client.post(self.config.url()).json(&body);

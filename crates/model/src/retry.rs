@@ -111,6 +111,10 @@ impl<P: Provider> Provider for Retrying<P> {
         self.inner.model()
     }
 
+    fn supports_tools(&self) -> bool {
+        self.inner.supports_tools()
+    }
+
     async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
         let max = self.policy.max_attempts.max(1);
         let mut attempt = 1;
@@ -137,6 +141,10 @@ impl<P: Provider + ?Sized> Provider for Arc<P> {
         (**self).model()
     }
 
+    fn supports_tools(&self) -> bool {
+        (**self).supports_tools()
+    }
+
     async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
         (**self).complete(request).await
     }
@@ -150,6 +158,10 @@ impl<P: Provider + ?Sized> Provider for Box<P> {
 
     fn model(&self) -> &str {
         (**self).model()
+    }
+
+    fn supports_tools(&self) -> bool {
+        (**self).supports_tools()
     }
 
     async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
