@@ -128,6 +128,35 @@ impl Git {
         Ok(files)
     }
 
+    /// The symbolic links at a snapshot, each with the target it stores (mode 120000
+    /// entries of the tree or index; `read_link` on disk), sorted by path. Tool reads
+    /// need them: a link may point outside the repository.
+    pub fn symlinks(&self, snapshot: &Snapshot) -> Result<Vec<(String, String)>, ChangeError> {
+        let paths: Vec<String> = match snapshot {
+            Snapshot::Commit(rev) => link_paths(&self.run(&["ls-tree", "-r", "-z", rev])?),
+            Snapshot::Index => link_paths(&self.run(&["ls-files", "--stage", "-z"])?),
+            Snapshot::Worktree => {
+                let mut links = Vec::new();
+                for path in self.list_files(snapshot)? {
+                    if let Ok(target) = std::fs::read_link(self.root.join(&path)) {
+                        links.push((path, target.to_string_lossy().into_owned()));
+                    }
+                }
+                return Ok(links);
+            }
+        };
+        let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let targets = self.read_many(snapshot, &refs)?;
+        let mut links: Vec<(String, String)> = paths
+            .into_iter()
+            .zip(targets)
+            .filter_map(|(p, t)| Some((p, String::from_utf8_lossy(&t?).into_owned())))
+            .collect();
+        links.sort();
+        links.dedup_by(|a, b| a.0 == b.0);
+        Ok(links)
+    }
+
     /// The full commit sha `rev` names, or `BadRevision`.
     pub fn resolve(&self, rev: &str) -> Result<String, ChangeError> {
         self.try_resolve(rev)?.ok_or_else(|| ChangeError::BadRevision { rev: rev.to_string() })
@@ -265,7 +294,6 @@ fn split_z(bytes: &[u8]) -> Vec<String> {
     bytes.split(|b| *b == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect()
 }
 
-/// The blob id of exactly `path` in `git ls-tree -z` output (`MODE TYPE OID\tPATH`).
 /// One answer of `git cat-file --batch`: the blob's bytes (`None` when missing or not
 /// a blob), and the rest of the output.
 fn parse_batch_entry(out: &[u8]) -> Option<(Option<Vec<u8>>, &[u8])> {
@@ -284,6 +312,19 @@ fn parse_batch_entry(out: &[u8]) -> Option<(Option<Vec<u8>>, &[u8])> {
     Some((body, &rest[size + 1..]))
 }
 
+/// Paths of the symlink entries (mode 120000, the first field) in `ls-tree -z` or
+/// `ls-files --stage -z` output.
+fn link_paths(listing: &[u8]) -> Vec<String> {
+    split_z(listing)
+        .into_iter()
+        .filter_map(|entry| {
+            let (meta, name) = entry.split_once('\t')?;
+            (meta.split(' ').next() == Some("120000")).then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// The blob id of exactly `path` in `git ls-tree -z` output (`MODE TYPE OID\tPATH`).
 fn tree_entry(listing: &[u8], path: &str) -> Option<String> {
     split_z(listing).into_iter().find_map(|entry| {
         let (meta, name) = entry.split_once('\t')?;

@@ -122,6 +122,13 @@ pub struct ReviewArgs {
     /// Stop scheduling model calls once the estimated cost reaches USD.
     #[arg(long, value_name = "USD")]
     pub max_cost: Option<f64>,
+    /// Store every model call (request and response) in DIR, one JSON file each.
+    #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+    pub record: Option<PathBuf>,
+    /// Answer every model call from a recording in DIR; no model is called, and a
+    /// request that is not there fails the run.
+    #[arg(long, value_name = "DIR")]
+    pub replay: Option<PathBuf>,
 }
 
 /// The adversarial loop's knobs, shared by `fix` and `refine`.

@@ -5,12 +5,23 @@ use anyhow::{Context, Result, bail};
 use gauntlet_model::anthropic::{Anthropic, AnthropicConfig};
 use gauntlet_model::command::{Command, CommandConfig, Protocol};
 use gauntlet_model::openai::{Azure, OpenAi, OpenAiConfig};
+use gauntlet_model::record::Recorder;
 use gauntlet_model::retry::{RetryPolicy, Retrying};
 use gauntlet_model::{Provider, Tier};
 use gauntlet_review::pipeline::Models;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// `--record DIR` / `--replay DIR`, with the run's fence boundary (which recordings
+/// replace by a placeholder) and the list replay misses are collected in.
+pub struct Recording {
+    pub replay: bool,
+    pub dir: PathBuf,
+    pub boundary: String,
+    pub misses: Arc<Mutex<Vec<String>>>,
+}
 
 pub const NO_PROVIDER: &str = "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY \
 (or OPENAI_BASE_URL for a local server such as Ollama), pass --provider NAME --model NAME, \
@@ -26,7 +37,12 @@ pub fn specs(settings: &Settings) -> Result<BTreeMap<Tier, ModelSpec>> {
     Ok(Tier::ALL.iter().map(|t| (*t, spec.clone())).collect())
 }
 
-pub fn build(settings: &Settings, specs: &BTreeMap<Tier, ModelSpec>, env: &Env) -> Result<Models> {
+pub fn build(
+    settings: &Settings,
+    specs: &BTreeMap<Tier, ModelSpec>,
+    env: &Env,
+    recording: Option<&Recording>,
+) -> Result<Models> {
     check_prices(settings, specs)?;
     let mut policy = RetryPolicy::default();
     if let Some(secs) = settings.file.network.timeout_secs {
@@ -42,15 +58,43 @@ pub fn build(settings: &Settings, specs: &BTreeMap<Tier, ModelSpec>, env: &Env) 
         let spec = &specs[&tier];
         let key = (spec.provider.clone(), spec.model.clone());
         if !built.contains_key(&key) {
-            let p = one(spec, settings, env)?;
-            // In-process inference has no transient faults to retry, and a call
-            // queued behind others must not time out while it waits.
-            let p = if spec.provider == "local" { p } else { Arc::new(Retrying::new(p, policy)) };
+            let p = match recording {
+                Some(r) if r.replay => replayer(spec, r)?,
+                _ => {
+                    let p = one(spec, settings, env)?;
+                    // In-process inference has no transient faults to retry, and a call
+                    // queued behind others must not time out while it waits.
+                    let p = if spec.provider == "local" { p } else { Arc::new(Retrying::new(p, policy)) };
+                    match recording {
+                        Some(r) => Arc::new(Recorder::record(p, &r.dir, &r.boundary)?),
+                        None => p,
+                    }
+                }
+            };
             built.insert(key.clone(), p);
         }
         tiers.push(built[&key].clone());
     }
     Ok(Models::new(tiers[0].clone(), tiers[1].clone(), tiers[2].clone()))
+}
+
+/// A provider answering from a recording as the one `spec` names would: same name,
+/// model label and tool support, so the replayed report matches the recorded one.
+/// No key is needed and nothing is loaded.
+fn replayer(spec: &ModelSpec, recording: &Recording) -> Result<Arc<dyn Provider>> {
+    let (name, model, tools) = match spec.provider.as_str() {
+        "anthropic" | "openai" => (spec.provider.as_str(), spec.model.clone(), true),
+        // Ollama is spoken to through the OpenAI wire format, under that name.
+        "ollama" => ("openai", spec.model.clone(), true),
+        // The local provider labels a model file by its stem.
+        "local" if spec.model.ends_with(".gguf") => {
+            let stem = Path::new(&spec.model).file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+            ("local", stem.to_string(), false)
+        }
+        other => (other, spec.model.clone(), false),
+    };
+    let replay = Recorder::replay(name, &model, tools, &recording.dir, &recording.boundary)?;
+    Ok(Arc::new(replay.with_misses(recording.misses.clone())))
 }
 
 fn one(spec: &ModelSpec, settings: &Settings, env: &Env) -> Result<Arc<dyn Provider>> {

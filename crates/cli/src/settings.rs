@@ -31,6 +31,8 @@ pub struct FileConfig {
     pub gate: GateSection,
     #[serde(default)]
     pub budget: BudgetSection,
+    #[serde(default)]
+    pub validate: ValidateSection,
     /// Price overrides per model, USD per million tokens.
     #[serde(default)]
     pub prices: BTreeMap<String, gauntlet_review::cost::Price>,
@@ -60,6 +62,18 @@ pub struct BudgetSection {
     pub max_cost: Option<f64>,
 }
 
+/// `[validate]`: how far sessions on providers with tools may read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValidateSection {
+    /// Turns of tool calls per session (0 turns tools off).
+    pub max_steps: Option<u32>,
+    pub max_read_bytes_per_call: Option<usize>,
+    pub max_read_bytes_per_session: Option<usize>,
+    /// Files larger than this are refused to the tools.
+    pub max_file_bytes: Option<usize>,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReviewSection {
@@ -70,6 +84,8 @@ pub struct ReviewSection {
     pub format: Option<String>,
     /// Context window of the smallest model in use; larger changes are split into parts.
     pub context_tokens: Option<usize>,
+    /// Let reviewers read more code through tools too (providers with tools only).
+    pub reviewer_tools: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -342,6 +358,20 @@ impl Settings {
             models,
             file,
         })
+    }
+}
+
+impl Settings {
+    /// Tool limits from `[validate]`, over the defaults.
+    pub fn tool_limits(&self) -> gauntlet_review::sandbox::Limits {
+        let v = &self.file.validate;
+        let d = gauntlet_review::sandbox::Limits::default();
+        gauntlet_review::sandbox::Limits {
+            max_steps: v.max_steps.unwrap_or(d.max_steps),
+            call_bytes: v.max_read_bytes_per_call.unwrap_or(d.call_bytes),
+            session_bytes: v.max_read_bytes_per_session.unwrap_or(d.session_bytes),
+            file_bytes: v.max_file_bytes.unwrap_or(d.file_bytes),
+        }
     }
 }
 

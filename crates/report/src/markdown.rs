@@ -102,6 +102,10 @@ fn details(out: &mut String, label: &str, p: &Published) {
     if let Some(gap) = &p.gap {
         let _ = writeln!(out, "**Gap:** {}\n", paragraph(gap));
     }
+    if !p.read.is_empty() {
+        let files: Vec<String> = p.read.iter().map(|f| code(f)).collect();
+        let _ = writeln!(out, "**Validator read:** {}\n", files.join(", "));
+    }
 }
 
 fn gaps(out: &mut String, gaps: &[Gap]) {

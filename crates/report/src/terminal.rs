@@ -118,6 +118,9 @@ fn finding(out: &mut Out, p: &Published) {
     if let Some(gap) = &p.gap {
         labelled(out, "gap", gap);
     }
+    if !p.read.is_empty() {
+        labelled(out, "read", &p.read.join(", "));
+    }
 }
 
 /// `  label: first line`, continuation lines indented under it.

@@ -50,6 +50,7 @@ fn published_inline() -> Published {
         confidence: 85,
         validator_evidence: "No guard elsewhere: `authorize` (src/auth/mod.rs:40) calls `check` and trusts its Ok.\nThe comparison was `<` before this change.".into(),
         gap: None,
+        read: vec!["src/auth/mod.rs".into(), "src/auth/session.rs".into()],
     }
 }
 
@@ -66,6 +67,7 @@ fn published_overview() -> Published {
         confidence: 70,
         validator_evidence: "The client is in this repo and was not changed; no adapter maps items to results.".into(),
         gap: None,
+        read: Vec::new(),
     }
 }
 
@@ -82,6 +84,7 @@ fn unverified() -> Published {
         confidence: 25,
         validator_evidence: "Disproved: the gateway enforces ownership.".into(),
         gap: Some("disproof cited gateway/policy.rego:12, which the validator never read".into()),
+        read: vec!["src/api/users.rs".into()],
     }
 }
 

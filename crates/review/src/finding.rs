@@ -42,6 +42,8 @@ pub struct Judged {
     pub validator_evidence: String,
     /// Set when code overrode the validator: a disproof that cited text never shown.
     pub gap: Option<String>,
+    /// Files the validator read through its tools, sorted.
+    pub read: Vec<String>,
 }
 
 /// Why a finding was not published.

@@ -130,12 +130,12 @@ fn find_run(text: &str, n: usize) -> Option<usize> {
 /// Check a `disproved` verdict's evidence against what the validator was shown:
 /// it must start with `path:LINE` or `path:START-END` covered by `shown`, and have
 /// at least one backticked quote, each occurring within SLACK lines of that location.
-/// `Err` names what failed ("disproof cited src/x.rs:40, never shown").
+/// `Err` names what failed ("disproof cited src/x.rs:40, which was never shown or read").
 pub fn check_disproof(evidence: &str, shown: &Shown) -> Result<(), String> {
     let (loc, rest) =
         Location::parse_prefix(evidence).ok_or_else(|| "disproof cited no path:LINE location".to_string())?;
     if !shown.covers(&loc.path, loc.start, loc.end) {
-        return Err(format!("disproof cited {loc}, never shown"));
+        return Err(format!("disproof cited {loc}, which was never shown or read"));
     }
     let quotes = backtick_quotes(rest);
     if quotes.is_empty() {

@@ -7,11 +7,14 @@
 //! Models only generate claims ([`contract::RawFinding`]) and try to disprove them
 //! ([`contract::Verdict`]); every other decision is plain code: grounding
 //! ([`ground`]), the disproof check ([`ground::check_disproof`]) and adjudication
-//! ([`adjudicate::adjudicate`]) are pure functions over data.
+//! ([`adjudicate::adjudicate`]) are pure functions over data. Sessions on providers
+//! with tools read more of the repository through [`tools`], inside the [`sandbox`];
+//! the others get the enclosing function or class of each finding ([`enclosing`]).
 
 pub mod adjudicate;
 pub mod contract;
 pub mod cost;
+pub mod enclosing;
 pub mod fence;
 pub mod finding;
 pub mod gate;
@@ -21,6 +24,8 @@ pub mod pipeline;
 pub mod prompt;
 pub mod review;
 pub mod rules;
+pub mod sandbox;
 pub mod shown;
+pub mod tools;
 
 pub use review::Review;

@@ -22,6 +22,8 @@ fn env() -> &'static Environment<'static> {
             ("finder", include_str!("../prompts/finder.md.j2")),
             ("validator", include_str!("../prompts/validator.md.j2")),
             ("reask", include_str!("../prompts/reask.md.j2")),
+            ("tools", include_str!("../prompts/tools.md.j2")),
+            ("step_limit", include_str!("../prompts/step_limit.md.j2")),
         ] {
             env.add_template(name, src).expect("prompt templates parse");
         }
@@ -137,4 +139,15 @@ pub fn validator(location: &str, claim: &str, region: &str, strict: bool, fence:
 /// for an ungrounded disproof.
 pub fn reask(error: &str, contract: bool) -> String {
     render("reask", context! { error, contract })
+}
+
+/// Appended to a session's turn when it can call tools (`validator`: the session
+/// tries to disprove a claim, else it looks for findings).
+pub fn tools(max_steps: u32, validator: bool) -> String {
+    render("tools", context! { max_steps, validator })
+}
+
+/// The last turn of a session that asked for tools after its step limit.
+pub fn step_limit(max_steps: u32) -> String {
+    render("step_limit", context! { max_steps })
 }

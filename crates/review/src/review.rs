@@ -62,6 +62,9 @@ pub struct Published {
     /// Set when the validator's answer was overridden by code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gap: Option<String>,
+    /// Files the validator read through its tools (absent when it read none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub read: Vec<String>,
 }
 
 impl From<&Judged> for Published {
@@ -79,6 +82,7 @@ impl From<&Judged> for Published {
             confidence: j.confidence,
             validator_evidence: j.validator_evidence.clone(),
             gap: j.gap.clone(),
+            read: j.read.clone(),
         }
     }
 }

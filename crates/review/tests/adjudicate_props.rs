@@ -24,6 +24,7 @@ fn judged(id: &str, loc: (&str, u32, u32), claim: &str, severity: Severity, conf
         confidence,
         validator_evidence: format!("src/a.rs:{start} `x`"),
         gap: None,
+        read: Vec::new(),
     }
 }
 

@@ -66,3 +66,10 @@ fn reask_turns_name_the_error() {
     insta::assert_snapshot!("reask_contract", prompt::reask("verdict: unknown variant `false_positive`", true));
     insta::assert_snapshot!("reask_disproof", prompt::reask("disproof cited src/x.rs:40, never shown", false));
 }
+
+#[test]
+fn tool_sessions_are_told_what_they_may_read() {
+    insta::assert_snapshot!("tools_validator", prompt::tools(8, true));
+    insta::assert_snapshot!("tools_reviewer", prompt::tools(8, false));
+    insta::assert_snapshot!("step_limit", prompt::step_limit(8));
+}

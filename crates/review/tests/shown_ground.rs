@@ -296,13 +296,13 @@ fn disproof_without_a_location_is_rejected() {
 #[test]
 fn disproof_citing_unshown_file_is_rejected() {
     let err = check_disproof("src/y.rs:40 `if s.is_empty()`", &validator_shown()).unwrap_err();
-    assert_eq!(err, "disproof cited src/y.rs:40, never shown");
+    assert_eq!(err, "disproof cited src/y.rs:40, which was never shown or read");
 }
 
 #[test]
 fn disproof_citing_unshown_lines_is_rejected() {
     let err = check_disproof("src/x.rs:60-70 `if s.is_empty()`", &validator_shown()).unwrap_err();
-    assert_eq!(err, "disproof cited src/x.rs:60-70, never shown");
+    assert_eq!(err, "disproof cited src/x.rs:60-70, which was never shown or read");
 }
 
 #[test]

@@ -157,7 +157,7 @@ fn nothing_to_fix(why: &str) {
 
 fn build_models(settings: &Settings, env: &Env) -> Result<Models> {
     let specs = providers::specs(settings)?;
-    providers::build(settings, &specs, env)
+    providers::build(settings, &specs, env, None)
 }
 
 /// Patches are made against a commit that this repository has.

@@ -63,7 +63,9 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
     if review.nothing_reviewed() {
         return Ok(Outcome::NothingReviewed);
     }
-    if review.gaps.is_empty() && is_commit(&prepared.change.head) {
+    // A replay repeats a recorded run; only real reviews mark a head as reviewed.
+    let replayed = prepared.recording.as_ref().is_some_and(|r| r.replay);
+    if review.gaps.is_empty() && is_commit(&prepared.change.head) && !replayed {
         state::mark_reviewed(git, &prepared.state_key, &prepared.change.head);
     }
     Ok(Outcome::Done)
@@ -89,6 +91,8 @@ pub struct Prepared {
     opts: pipeline::Options,
     /// Ignored files, listed as not reviewed (unless `--force` reviewed them).
     ignored: Vec<NotReviewed>,
+    /// `--record` / `--replay`.
+    recording: Option<providers::Recording>,
 }
 
 /// Acquire the change, run the gate, choose the reviewers and build the providers.
@@ -127,7 +131,8 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     let rules_version = rules::version(&selected.iter().collect::<Vec<_>>());
     let specs = providers::specs(&settings)?;
     let state_key = state::review_key(&change, &rules_version, &settings, &specs);
-    let already = state::was_reviewed(git, &state_key)?;
+    // A replay repeats a recorded run, which marked its head as reviewed.
+    let already = args.replay.is_none() && state::was_reviewed(git, &state_key)?;
     let changed_lines = match gate::decide(&facts, &full_change, &settings, already, args.force)? {
         Decision::Skip { reason } => return skip(&change, &rules_version, &reason),
         Decision::Review { changed_lines, .. } => changed_lines,
@@ -136,9 +141,10 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         return skip(&change, &rules_version, "no reviewer applies to the changed files (see `gauntlet reviewers`)");
     }
 
-    let models = providers::build(&settings, &specs, env)?;
     let guidance = guidance::load(git, &change)?;
     let fence = Fence::new(&mut rand::rng(), gauntlet_review::prompt::untrusted_texts(&change, &guidance));
+    let recording = recording(args, &fence);
+    let models = providers::build(&settings, &specs, env, recording.as_ref())?;
     let opts = pipeline::Options {
         concurrency: settings.concurrency,
         threshold: settings.threshold,
@@ -148,6 +154,8 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         prices: settings.prices.clone(),
         deep: settings.deep_reason(&change, changed_lines)?,
         context_tokens: settings.context_tokens(&specs),
+        tools: settings.tool_limits(),
+        reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(false),
     };
     eprintln!(
         "gauntlet: reviewing {} file(s), {changed_lines} changed line(s), with {} reviewer(s) on {}",
@@ -168,6 +176,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         fence,
         opts,
         ignored,
+        recording,
     })))
 }
 
@@ -184,6 +193,9 @@ impl Prepared {
             fence: self.fence.clone(),
         };
         let mut review = pipeline::run(&input, &self.models, &self.opts).await;
+        if let Some(r) = &self.recording {
+            replay_misses(r)?;
+        }
         review.not_reviewed.extend(self.ignored.iter().cloned());
         if let Some(note) = crate::offline::tiny_model_note(&review.provider) {
             eprintln!("gauntlet: note: {note}");
@@ -191,6 +203,32 @@ impl Prepared {
         }
         Ok(review)
     }
+}
+
+/// What `--record` / `--replay` ask for.
+fn recording(args: &ReviewArgs, fence: &Fence) -> Option<providers::Recording> {
+    let (dir, replay) = match (&args.record, &args.replay) {
+        (_, Some(dir)) => (dir.clone(), true),
+        (Some(dir), None) => (dir.clone(), false),
+        (None, None) => return None,
+    };
+    Some(providers::Recording { replay, dir, boundary: fence.boundary().to_string(), misses: Default::default() })
+}
+
+/// A replay that could not serve every request is not the recorded run: fail, naming
+/// each request that was missing.
+fn replay_misses(recording: &providers::Recording) -> Result<()> {
+    let misses = recording.misses.lock().expect("misses lock");
+    if misses.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "replay: {} model request(s) are not in the recording {}: {}. The change, the settings or \
+         the prompts differ from the recorded run; record it again with --record DIR",
+        misses.len(),
+        recording.dir.display(),
+        misses.join(", ")
+    )
 }
 
 /// Only commits can be "already reviewed": the index and worktree keep changing.

@@ -76,6 +76,38 @@ pub fn verdict(step: &'static str, claim: &'static str, answers: &[Value]) -> Sc
     Script { step, reviewer: None, claim: Some(claim), answers: answers.iter().map(Value::to_string).collect() }
 }
 
+/// A scripted answer that calls one tool instead of answering.
+pub fn tool(name: &str, input: Value) -> Value {
+    tools(&[(name, input)])
+}
+
+/// A scripted answer that calls several tools in one turn.
+pub fn tools(calls: &[(&str, Value)]) -> Value {
+    json!({ TOOL_CALLS: calls.iter().map(|(n, i)| json!({"name": n, "input": i})).collect::<Vec<_>>() })
+}
+
+/// The key marking a scripted answer as tool calls.
+const TOOL_CALLS: &str = "__tool_calls__";
+
+/// The tool results of a request body (either wire format): (content, is_error).
+pub fn tool_results(body: &Value) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for m in body["messages"].as_array().into_iter().flatten() {
+        if m["role"] == "tool" {
+            let text = m["content"].as_str().unwrap_or_default().to_string();
+            // The OpenAI wire has no error flag; the sandbox's refusals say "refused".
+            let is_error = text.starts_with("refused") || text.starts_with("no ") || text.contains("allowance");
+            out.push((text, is_error));
+        }
+        for block in m["content"].as_array().into_iter().flatten() {
+            if block["type"] == "tool_result" {
+                out.push((block["content"].as_str().unwrap_or_default().to_string(), block["is_error"] == true));
+            }
+        }
+    }
+    out
+}
+
 #[derive(Clone, Debug)]
 pub struct Seen {
     pub step: String,
@@ -120,8 +152,7 @@ impl Fake {
 
 /// The pipeline step a request belongs to, read from what the model is asked.
 fn classify(body: &Value, text: &str) -> (String, Option<String>) {
-    let schema_name =
-        body["tool_choice"]["name"].as_str().or(body["response_format"]["json_schema"]["name"].as_str()).unwrap_or("");
+    let schema_name = schema_name(body);
     let step = match schema_name {
         "report_findings" => "find",
         "report_verdict" if text.contains("This is a second pass") => "revalidate",
@@ -130,6 +161,22 @@ fn classify(body: &Value, text: &str) -> (String, Option<String>) {
     };
     let reviewer = text.split("You are the `").nth(1).and_then(|rest| rest.split('`').next()).map(str::to_string);
     (step.to_string(), reviewer)
+}
+
+/// The answer contract a request names: the forced tool, the JSON schema, or (in a
+/// tool loop, where the choice is left to the model) the offered `report_*` tool.
+fn schema_name(body: &Value) -> &str {
+    let offered = body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str())
+        .find(|n| n.starts_with("report_"));
+    body["tool_choice"]["name"]
+        .as_str()
+        .or(body["response_format"]["json_schema"]["name"].as_str())
+        .or(offered)
+        .unwrap_or("")
 }
 
 impl Respond for Fake {
@@ -153,18 +200,23 @@ impl Respond for Fake {
             None if step == "find" => self.default_findings.clone(),
             None => return ResponseTemplate::new(500).set_body_string(format!("no script for {step} {reviewer:?}")),
         };
-        ResponseTemplate::new(200).set_body_json(self.wire_answer(&body, &answer))
+        let n = state.seen.len();
+        ResponseTemplate::new(200).set_body_json(self.wire_answer(&body, &answer, n))
     }
 }
 
 impl Fake {
-    fn wire_answer(&self, body: &Value, answer: &str) -> Value {
+    fn wire_answer(&self, body: &Value, answer: &str, n: usize) -> Value {
         let usage_in = 1000;
+        let parsed = serde_json::from_str::<Value>(answer).ok();
+        if let Some(calls) = parsed.as_ref().and_then(|v| v[TOOL_CALLS].as_array()) {
+            return self.wire_tool_calls(body, calls, n);
+        }
         match self.wire {
             Wire::Anthropic => {
-                let content = match serde_json::from_str::<Value>(answer) {
-                    Ok(input) if input.is_object() => {
-                        json!([{"type": "tool_use", "id": "toolu_1", "name": body["tool_choice"]["name"], "input": input}])
+                let content = match parsed {
+                    Some(input) if input.is_object() => {
+                        json!([{"type": "tool_use", "id": format!("toolu_a{n}"), "name": schema_name(body), "input": input}])
                     }
                     _ => json!([{"type": "text", "text": answer}]),
                 };
@@ -177,6 +229,41 @@ impl Fake {
                 "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}],
                 "usage": {"prompt_tokens": usage_in + 100, "completion_tokens": 50,
                           "prompt_tokens_details": {"cached_tokens": usage_in}}}),
+        }
+    }
+}
+
+impl Fake {
+    fn wire_tool_calls(&self, body: &Value, calls: &[Value], n: usize) -> Value {
+        let usage = |w: Wire| match w {
+            Wire::Anthropic => json!({"input_tokens": 100, "output_tokens": 20}),
+            Wire::OpenAi => json!({"prompt_tokens": 100, "completion_tokens": 20}),
+        };
+        let id = |i: usize| format!("call_{n}_{i}");
+        match self.wire {
+            Wire::Anthropic => {
+                let content: Vec<Value> = calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| json!({"type": "tool_use", "id": id(i), "name": c["name"], "input": c["input"]}))
+                    .collect();
+                json!({"id": "msg_t", "type": "message", "role": "assistant", "model": body["model"],
+                       "content": content, "stop_reason": "tool_use", "usage": usage(Wire::Anthropic)})
+            }
+            Wire::OpenAi => {
+                let tool_calls: Vec<Value> = calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        json!({"id": id(i), "type": "function",
+                        "function": {"name": c["name"], "arguments": c["input"].to_string()}})
+                    })
+                    .collect();
+                json!({"id": "c_t", "object": "chat.completion", "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": "tool_calls",
+                                 "message": {"role": "assistant", "content": null, "tool_calls": tool_calls}}],
+                    "usage": usage(Wire::OpenAi)})
+            }
         }
     }
 }

@@ -1,8 +1,11 @@
 //! One model exchange under a contract: call, parse strictly, re-ask once with the
-//! violation, and fail loudly on a second violation.
+//! violation, and fail loudly on a second violation. Sessions with tools run the
+//! tool loop inside each exchange: tool calls are answered through the sandbox
+//! until the model answers, or until its step limit makes it answer.
 
 use super::Ctx;
-use gauntlet_model::{Request, Turn, Usage};
+use crate::tools::{Toolbox, flatten};
+use gauntlet_model::{Request, Response, Turn, Usage};
 use std::time::Instant;
 
 /// A failed unit of work, with a message for the report's gaps.
@@ -14,11 +17,12 @@ pub(crate) type Failure = String;
 pub(crate) async fn ask<T>(
     ctx: &Ctx<'_>,
     mut req: Request,
+    tools: &mut Option<Toolbox<'_>>,
     parse: impl Fn(&str) -> Result<T, String>,
 ) -> Result<(T, Request), Failure> {
     let mut first_error = None;
     for _attempt in 0..2 {
-        let answer = call(ctx, &req).await?;
+        let answer = converse(ctx, &mut req, tools).await?;
         match parse(&answer) {
             Ok(value) => {
                 req.turns.push(Turn::assistant(answer));
@@ -37,8 +41,32 @@ pub(crate) async fn ask<T>(
     unreachable!("the loop returns on its second pass")
 }
 
+/// Call until the model answers rather than calling tools. Tool calls and their
+/// results are appended to `req`, so a later re-ask keeps what was read. Once the
+/// step limit is spent, the conversation is written out as plain text and asked
+/// once more without tools, which makes the provider answer in the contract.
+async fn converse(ctx: &Ctx<'_>, req: &mut Request, tools: &mut Option<Toolbox<'_>>) -> Result<String, Failure> {
+    loop {
+        let resp = call(ctx, req).await?;
+        let Some(toolbox) = tools.as_mut().filter(|_| !resp.tool_calls.is_empty()) else {
+            return Ok(resp.json);
+        };
+        if toolbox.reads.steps >= toolbox.limits().max_steps {
+            toolbox.reads.limit_hit = true;
+            let closing = crate::prompt::step_limit(toolbox.limits().max_steps);
+            req.turns = flatten(&req.turns, &closing);
+            req.tools.clear();
+            return Ok(call(ctx, req).await?.json);
+        }
+        toolbox.reads.steps += 1;
+        let results = resp.tool_calls.iter().map(|c| toolbox.run(c)).collect();
+        req.turns.push(Turn::Assistant { text: resp.json, tool_calls: resp.tool_calls });
+        req.turns.push(Turn::ToolResults { results });
+    }
+}
+
 /// One provider call, with usage recorded under the request's step and tier.
-pub(crate) async fn call(ctx: &Ctx<'_>, req: &Request) -> Result<String, Failure> {
+pub(crate) async fn call(ctx: &Ctx<'_>, req: &Request) -> Result<Response, Failure> {
     let provider = ctx.models.get(req.tier);
     // Reserve the worst case (the whole answer allowance), so calls admitted together
     // cannot pass the budget between them; settling gives back what was not used.
@@ -54,7 +82,7 @@ pub(crate) async fn call(ctx: &Ctx<'_>, req: &Request) -> Result<String, Failure
             let tokens = u.input + u.cache_read + u.cache_write + u.output;
             ctx.ledger.settle(reservation, tokens, ctx.cost(req.tier, &u).unwrap_or(0.0));
             ctx.record_usage(&req.step, req.tier, u, wall_ms);
-            Ok(resp.json)
+            Ok(resp)
         }
         Err(e) => {
             ctx.ledger.settle(reservation, 0, 0.0);

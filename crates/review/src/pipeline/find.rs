@@ -4,6 +4,7 @@ use super::Ctx;
 use super::ask::ask;
 use crate::contract::{RawFinding, cap_findings, findings_schema, parse_findings};
 use crate::rules::Reviewer;
+use crate::shown::Shown;
 use futures::StreamExt;
 use gauntlet_model::{Request, Schema, Turn};
 
@@ -13,6 +14,8 @@ pub(crate) struct FindOutcome {
     pub reviewer: String,
     pub result: Result<Vec<RawFinding>, String>,
     pub note: Option<String>,
+    /// What the reviewer read through tools, if it had them.
+    pub read: Shown,
 }
 
 /// Tokens allowed for a finder answer: enough for `max` findings at their bounds.
@@ -47,22 +50,27 @@ pub(crate) async fn run_all(ctxs: &[Ctx<'_>]) -> Vec<FindOutcome> {
 }
 
 async fn run_one(ctx: &Ctx<'_>, part: usize, reviewer: &Reviewer) -> FindOutcome {
+    let tier = ctx.opts.route(reviewer.tier);
+    let mut tools = if ctx.opts.reviewer_tools { ctx.toolbox(tier) } else { None };
+    let mut turn = crate::prompt::finder(&reviewer.name, &reviewer.description, &reviewer.body, reviewer.max_findings);
+    if let Some(t) = &tools {
+        turn.push_str(&crate::prompt::tools(t.limits().max_steps, false));
+    }
     let req = Request {
         shared: ctx.shared.clone(),
-        turns: vec![Turn::user(crate::prompt::finder(
-            &reviewer.name,
-            &reviewer.description,
-            &reviewer.body,
-            reviewer.max_findings,
-        ))],
+        turns: vec![Turn::user(turn)],
         schema: Some(Schema { name: "report_findings".into(), json: findings_schema(reviewer.max_findings) }),
-        tools: Vec::new(),
+        tools: if tools.is_some() { crate::tools::definitions() } else { Vec::new() },
         max_tokens: max_tokens(reviewer.max_findings),
-        tier: ctx.opts.route(reviewer.tier),
+        tier,
         step: "find".into(),
         reviewer: Some(reviewer.name.clone()),
     };
-    let result = ask(ctx, req, |text| parse_findings(text).map_err(|e| e.to_string())).await;
+    let result = ask(ctx, req, &mut tools, |text| parse_findings(text).map_err(|e| e.to_string())).await;
+    let read = tools.map(|t| t.reads).unwrap_or_default();
+    if read.limit_hit {
+        ctx.push_gap(step_limit_gap("find", &reviewer.name, None, ctx.opts.tools.max_steps));
+    }
     let (result, note) = match result {
         Ok((raws, _)) if raws.len() > reviewer.max_findings => {
             let note = format!(
@@ -76,5 +84,18 @@ async fn run_one(ctx: &Ctx<'_>, part: usize, reviewer: &Reviewer) -> FindOutcome
         Ok((raws, _)) => (Ok(raws), None),
         Err(e) => (Err(e), None),
     };
-    FindOutcome { part, reviewer: reviewer.name.clone(), result, note }
+    FindOutcome { part, reviewer: reviewer.name.clone(), result, note, read: read.shown }
+}
+
+/// The gap a session leaves when it wanted to read more after its last tool step.
+pub(crate) fn step_limit_gap(step: &str, reviewer: &str, finding: Option<&str>, max_steps: u32) -> crate::review::Gap {
+    crate::review::Gap {
+        step: step.into(),
+        reviewer: Some(reviewer.into()),
+        finding: finding.map(str::to_string),
+        message: format!(
+            "the session used all {max_steps} tool steps and still wanted to read more; \
+             it answered from what it had read"
+        ),
+    }
 }

@@ -3,7 +3,7 @@
 use super::RepoRead;
 use crate::ground::HeadFiles;
 use gauntlet_change::{Change, ChangeError, Snapshot, git::Git};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
 
 /// The repository at the change's head: changed files from the change itself, the
@@ -13,6 +13,8 @@ pub struct RepoHead<'a> {
     snapshot: Snapshot,
     change: &'a Change,
     files: BTreeSet<String>,
+    /// Symbolic links at head and the target each stores.
+    links: BTreeMap<String, String>,
     cache: Mutex<HashMap<String, Option<String>>>,
 }
 
@@ -21,7 +23,12 @@ impl<'a> RepoHead<'a> {
         let mut files: BTreeSet<String> = git.list_files(&change.snapshot)?.into_iter().collect();
         // A patch's new files may not be on disk; they exist at its head all the same.
         files.extend(change.files.iter().filter(|f| f.head_text.is_some()).map(|f| f.diff.path().to_string()));
-        Ok(RepoHead { git, snapshot: change.snapshot.clone(), change, files, cache: Mutex::new(HashMap::new()) })
+        let links = git.symlinks(&change.snapshot)?.into_iter().collect();
+        Ok(RepoHead { git, snapshot: change.snapshot.clone(), change, files, links, cache: Mutex::new(HashMap::new()) })
+    }
+
+    fn decode(bytes: Option<Vec<u8>>) -> Option<String> {
+        String::from_utf8(bytes?).ok()
     }
 }
 
@@ -42,10 +49,36 @@ impl RepoRead for RepoHead<'_> {
         let mut cache = self.cache.lock().expect("head cache lock");
         cache
             .entry(path.to_string())
-            .or_insert_with(|| {
-                let bytes = self.git.read(&self.snapshot, path).ok().flatten()?;
-                String::from_utf8(bytes).ok()
-            })
+            .or_insert_with(|| Self::decode(self.git.read(&self.snapshot, path).ok().flatten()))
             .clone()
+    }
+
+    fn files(&self) -> Vec<&str> {
+        self.files.iter().map(String::as_str).collect()
+    }
+
+    fn link_target(&self, path: &str) -> Option<String> {
+        self.links.get(path).cloned()
+    }
+
+    /// Searches read many files once: one batch, not cached (the cache is for the
+    /// few files validators keep coming back to).
+    fn texts(&self, paths: &[&str]) -> Vec<Option<String>> {
+        let mut out: Vec<Option<String>> = vec![None; paths.len()];
+        let mut batch = Vec::new();
+        for (i, path) in paths.iter().enumerate() {
+            match self.change.file(path) {
+                Some(f) => out[i] = f.head_text.clone(),
+                None if self.files.contains(*path) => batch.push(i),
+                None => {}
+            }
+        }
+        let wanted: Vec<&str> = batch.iter().map(|i| paths[*i]).collect();
+        if let Ok(read) = self.git.read_many(&self.snapshot, &wanted) {
+            for (i, bytes) in batch.into_iter().zip(read) {
+                out[i] = Self::decode(bytes);
+            }
+        }
+        out
     }
 }

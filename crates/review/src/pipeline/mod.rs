@@ -69,6 +69,10 @@ pub struct Options {
     pub deep: Option<String>,
     /// Context window (tokens) of the smallest model used; larger changes are split.
     pub context_tokens: usize,
+    /// Bounds of tool use by sessions on providers with tools (`max_steps` 0: no tools).
+    pub tools: crate::sandbox::Limits,
+    /// Whether reviewers, not only validators, may read more code through tools.
+    pub reviewer_tools: bool,
 }
 
 impl Options {
@@ -90,6 +94,8 @@ impl Default for Options {
             prices: crate::cost::Prices::default(),
             deep: None,
             context_tokens: 100_000,
+            tools: crate::sandbox::Limits::default(),
+            reviewer_tools: false,
         }
     }
 }
@@ -109,6 +115,19 @@ pub struct Input<'a> {
 pub trait RepoRead: HeadFiles + Send + Sync {
     /// Full text of `path` at head, if it is a text file there.
     fn text(&self, path: &str) -> Option<String>;
+    /// Every file path at head, sorted: what tool listings and searches see. A
+    /// snapshot's listing already leaves out what .gitignore excludes.
+    fn files(&self) -> Vec<&str> {
+        Vec::new()
+    }
+    /// The target stored by the symbolic link at `path`, when it is one.
+    fn link_target(&self, _path: &str) -> Option<String> {
+        None
+    }
+    /// The texts of many files, in order (one git process where the snapshot allows).
+    fn texts(&self, paths: &[&str]) -> Vec<Option<String>> {
+        paths.iter().map(|p| self.text(p)).collect()
+    }
 }
 
 /// Tokens kept free of change text (instructions, a reviewer's or validator's turn,
@@ -127,6 +146,23 @@ pub(crate) struct Ctx<'a> {
     pub shown: Shown,
     pub usage: &'a Mutex<BTreeMap<(String, Tier), StepUsage>>,
     pub ledger: &'a budget::Ledger,
+    /// Gaps found inside sessions that still answered (a spent tool step limit).
+    pub gaps: &'a Mutex<Vec<Gap>>,
+}
+
+impl<'a> Ctx<'a> {
+    /// Tools for a session on `tier`, when its provider supports them and tool use
+    /// is allowed at all.
+    pub fn toolbox(&self, tier: Tier) -> Option<crate::tools::Toolbox<'a>> {
+        let limits = self.opts.tools;
+        (limits.max_steps > 0 && self.models.get(tier).supports_tools()).then(|| {
+            crate::tools::Toolbox::new(crate::sandbox::Sandbox::new(self.input.head, limits), &self.input.fence)
+        })
+    }
+
+    pub fn push_gap(&self, gap: Gap) {
+        self.gaps.lock().expect("gaps lock").push(gap);
+    }
 }
 
 impl Ctx<'_> {
@@ -177,6 +213,7 @@ fn shown_for(change: &Change, guidance: &[Guidance]) -> Shown {
 pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     let started = Instant::now();
     let usage = Mutex::new(BTreeMap::new());
+    let session_gaps = Mutex::new(Vec::new());
     let ledger = budget::Ledger::new(opts.budget);
     let guidance_tokens: usize = input.guidance.iter().map(|g| g.text.len() / 4).sum();
     let reserve = RESERVE_TOKENS.min(opts.context_tokens / 4);
@@ -193,6 +230,7 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
             shown: shown_for(part, &input.guidance),
             usage: &usage,
             ledger: &ledger,
+            gaps: &session_gaps,
         })
         .collect();
     let mut review = Review {
@@ -235,7 +273,7 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     for outcome in found {
         match outcome.result {
             Ok(raws) => {
-                let kept = ground_all(&ctxs[outcome.part], &outcome.reviewer, raws, &mut review);
+                let kept = ground_all(&ctxs[outcome.part], &outcome.reviewer, raws, &outcome.read, &mut review);
                 grounded.extend(kept.into_iter().map(|f| (outcome.part, f)));
             }
             Err(message) => {
@@ -247,6 +285,7 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     review.funnel.grounded = grounded.len();
 
     let judged = validate::run_all(&ctxs, &grounded, &mut review).await;
+    review.gaps.extend(session_gaps.into_inner().expect("gaps lock"));
     review.funnel.survived = judged.iter().filter(|j| j.verdict == VerdictKind::Survives).count();
     let adj = adjudicate(&judged, opts.threshold);
     review.funnel.published = adj.published.len();
@@ -258,12 +297,22 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     review
 }
 
-fn ground_all(ctx: &Ctx<'_>, reviewer: &str, raws: Vec<RawFinding>, review: &mut Review) -> Vec<Finding> {
+fn ground_all(ctx: &Ctx<'_>, reviewer: &str, raws: Vec<RawFinding>, read: &Shown, review: &mut Review) -> Vec<Finding> {
     review.funnel.candidates += raws.len();
+    // A reviewer with tools may point at code it read; without reads, no copy.
+    let merged;
+    let shown = if read.blocks.is_empty() {
+        &ctx.shown
+    } else {
+        let mut all = ctx.shown.clone();
+        all.blocks.extend(read.blocks.iter().cloned());
+        merged = all;
+        &merged
+    };
     let mut kept = Vec::new();
     for raw in raws {
         // Inline placement depends on the whole change, not on this part of it.
-        match ground(&raw, reviewer, &ctx.shown, ctx.input.head, ctx.input.change) {
+        match ground(&raw, reviewer, shown, ctx.input.head, ctx.input.change) {
             Ok(f) => kept.push(f),
             Err(detail) => review.dropped.push(Dropped {
                 reason: DropReason::Ungrounded,
@@ -302,6 +351,7 @@ pub(crate) fn not_validated(f: &Finding, message: &str) -> Dropped {
             confidence: 0,
             validator_evidence: String::new(),
             gap: None,
+            read: Vec::new(),
         },
         DropReason::NotValidated,
         message,

@@ -1,14 +1,18 @@
-//! Validate: one fresh session per finding tries to disprove it. Code then checks
-//! that a disproof rests on text the validator was shown; an unchecked disproof is
-//! re-asked once and otherwise kept as `survives` with the gap recorded.
+//! Validate: one fresh session per finding tries to disprove it, reading more code
+//! through tools where the provider has them. Code then checks that a disproof
+//! rests on text the validator was shown or read; an unchecked disproof is re-asked
+//! once and otherwise kept as `survives` with the gap recorded.
 
 use super::ask::{Failure, ask};
+use super::find::step_limit_gap;
 use super::{Ctx, not_validated};
 use crate::contract::{Verdict, VerdictKind, parse_verdict, verdict_schema};
+use crate::enclosing::enclosing;
 use crate::finding::{Finding, Judged};
 use crate::ground::check_disproof;
 use crate::review::{Gap, Review};
 use crate::shown::Shown;
+use crate::tools::Toolbox;
 use futures::StreamExt;
 use gauntlet_model::{Request, Schema, Turn};
 
@@ -76,16 +80,28 @@ async fn pass(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], strict: bool) -> 
     out.into_iter().map(|(_, r)| r).collect()
 }
 
+/// Definitions longer than this are not widened into a validator's region.
+const MAX_ENCLOSING_LINES: u32 = 400;
+
 /// The code around a finding, numbered, and the shown record of exactly that text.
-fn region(ctx: &Ctx<'_>, f: &Finding) -> (String, Shown) {
+/// Without tools the window grows to the enclosing function or class, since the
+/// validator cannot read further by itself.
+fn region(ctx: &Ctx<'_>, f: &Finding, with_tools: bool) -> (String, Shown) {
     let mut shown = Shown::default();
     let Some(text) = ctx.input.head.text(&f.location.path) else {
         return (format!("({} could not be read at head)", f.location.path), shown);
     };
     let lines: Vec<&str> = text.lines().collect();
     let pad = ctx.opts.region_lines;
-    let start = f.location.start.saturating_sub(pad).max(1);
-    let end = (f.location.end + pad).min(lines.len() as u32);
+    let mut start = f.location.start.saturating_sub(pad).max(1);
+    let mut end = (f.location.end + pad).min(lines.len() as u32);
+    if !with_tools && let Some((from, to)) = enclosing(&lines, f.location.start, f.location.end, MAX_ENCLOSING_LINES) {
+        start = start.min(from);
+        end = end.max(to).min(lines.len() as u32);
+    }
+    if start > end {
+        return (format!("({} has no line {})", f.location.path, f.location.start), shown);
+    }
     let slice = &lines[(start - 1) as usize..end as usize];
     shown.add_range(&f.location.path, start, slice);
     (format!("{}:\n{}", f.location.path, crate::prompt::numbered(start, slice)), shown)
@@ -95,44 +111,59 @@ fn parse(text: &str) -> Result<Verdict, String> {
     parse_verdict(text).map_err(|e| e.to_string())
 }
 
-/// Whether a disproof is grounded in what this validator saw: the shared context or
-/// its own region.
-fn disproof_gap(ctx: &Ctx<'_>, region: &Shown, v: &Verdict) -> Option<String> {
+/// Whether a disproof is grounded in what this validator saw: the shared context,
+/// its own region, or what it read through tools (`seen`).
+fn disproof_gap(ctx: &Ctx<'_>, seen: &Shown, v: &Verdict) -> Option<String> {
     if v.verdict != VerdictKind::Disproved {
         return None;
     }
     let shared = check_disproof(&v.evidence, &ctx.shown);
     match shared {
         Ok(()) => None,
-        Err(reason) => check_disproof(&v.evidence, region).err().map(|_| reason),
+        Err(reason) => check_disproof(&v.evidence, seen).err().map(|_| reason),
     }
 }
 
+/// The region plus everything the tools returned so far.
+fn seen(region: &Shown, tools: &Option<Toolbox<'_>>) -> Shown {
+    let mut all = region.clone();
+    if let Some(t) = tools {
+        all.blocks.extend(t.reads.shown.blocks.iter().cloned());
+    }
+    all
+}
+
 async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure> {
-    let (region_text, region_shown) = region(ctx, f);
+    let tier = ctx.opts.route(ctx.opts.validator_tier);
+    let mut tools = ctx.toolbox(tier);
+    let (region_text, region_shown) = region(ctx, f, tools.is_some());
+    let mut turn = crate::prompt::validator(&f.location.to_string(), &f.claim, &region_text, strict, &ctx.input.fence);
+    if let Some(t) = &tools {
+        turn.push_str(&crate::prompt::tools(t.limits().max_steps, true));
+    }
+    let step = if strict { "revalidate" } else { "validate" };
     let req = Request {
         shared: ctx.shared.clone(),
-        turns: vec![Turn::user(crate::prompt::validator(
-            &f.location.to_string(),
-            &f.claim,
-            &region_text,
-            strict,
-            &ctx.input.fence,
-        ))],
+        turns: vec![Turn::user(turn)],
         schema: Some(Schema { name: "report_verdict".into(), json: verdict_schema() }),
-        tools: Vec::new(),
+        tools: if tools.is_some() { crate::tools::definitions() } else { Vec::new() },
         max_tokens: 1024,
-        tier: ctx.opts.route(ctx.opts.validator_tier),
-        step: if strict { "revalidate" } else { "validate" }.into(),
+        tier,
+        step: step.into(),
         reviewer: Some(f.reviewer.clone()),
     };
-    let (mut verdict, mut conversation) = ask(ctx, req, parse).await?;
-    let mut gap = disproof_gap(ctx, &region_shown, &verdict);
+    let (mut verdict, mut conversation) = ask(ctx, req, &mut tools, parse).await?;
+    let mut gap = disproof_gap(ctx, &seen(&region_shown, &tools), &verdict);
     if let Some(reason) = &gap {
         conversation.turns.push(Turn::user(crate::prompt::reask(reason, false)));
-        (verdict, _) = ask(ctx, conversation, parse).await?;
-        gap = disproof_gap(ctx, &region_shown, &verdict);
+        (verdict, _) = ask(ctx, conversation, &mut tools, parse).await?;
+        gap = disproof_gap(ctx, &seen(&region_shown, &tools), &verdict);
     }
+    let reads = tools.map(|t| t.reads).unwrap_or_default();
+    if reads.limit_hit {
+        ctx.push_gap(step_limit_gap(step, &f.reviewer, Some(&f.id), ctx.opts.tools.max_steps));
+    }
+    let read: Vec<String> = reads.files.into_iter().collect();
     Ok(match gap {
         None => Judged {
             finding: f.clone(),
@@ -140,6 +171,7 @@ async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure
             confidence: verdict.confidence,
             validator_evidence: verdict.evidence,
             gap: None,
+            read,
         },
         Some(reason) => Judged {
             finding: f.clone(),
@@ -147,6 +179,7 @@ async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure
             confidence: UNVERIFIED_CONFIDENCE,
             validator_evidence: verdict.evidence,
             gap: Some(reason),
+            read,
         },
     })
 }
