@@ -25,6 +25,7 @@ pub fn finding(path: &str, line: u32, evidence: &str, claim: &str, severity: Sev
         confidence: 75,
         validator_evidence: format!("{path}:{line} the code does what the claim says"),
         gap: None,
+        read: Vec::new(),
     }
 }
 
