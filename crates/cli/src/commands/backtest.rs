@@ -50,7 +50,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
     gauntlet_review::gate::globset(&settings.file.gate.deep_paths)
         .map_err(|e| anyhow::anyhow!("[gate] deep_paths in gauntlet.toml: {e}"))?;
     let specs = providers::specs(&settings)?;
-    let models = providers::build(&settings, &specs, env)?;
+    let models = providers::build(&settings, &specs, env, None)?;
     let options = pipeline::Options {
         concurrency: settings.concurrency,
         threshold: settings.threshold,
@@ -60,6 +60,8 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         prices: settings.prices.clone(),
         deep: None,
         context_tokens: settings.context_tokens(&specs),
+        tools: settings.tool_limits(),
+        reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(false),
     };
     let provider = models.label(Tier::Standard);
     let deep_settings = settings.clone();
