@@ -314,3 +314,102 @@ fn push_merged(out: &mut Vec<Turn>, user: bool, text: String) {
         _ => out.push(if user { Turn::user(text) } else { Turn::assistant(text) }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ground::HeadFiles;
+    use crate::pipeline::RepoRead;
+    use std::collections::BTreeMap;
+
+    struct Repo(BTreeMap<String, String>);
+
+    impl HeadFiles for Repo {
+        fn line_count(&self, path: &str) -> Option<u32> {
+            self.text(path).map(|t| t.lines().count() as u32)
+        }
+    }
+
+    impl RepoRead for Repo {
+        fn text(&self, path: &str) -> Option<String> {
+            self.0.get(path).cloned()
+        }
+        fn files(&self) -> Vec<&str> {
+            self.0.keys().map(String::as_str).collect()
+        }
+    }
+
+    fn repo() -> Repo {
+        let long: String = (1..=200).map(|i| format!("line number {i}\n")).collect();
+        Repo(BTreeMap::from([
+            ("src/a.py".to_string(), "def f():\n    return check(x)\n".to_string()),
+            ("src/long.txt".to_string(), long),
+            ("docs/guide.md".to_string(), "call check first\n".to_string()),
+        ]))
+    }
+
+    fn call(name: &str, input: Value) -> ToolCall {
+        ToolCall { id: "c1".into(), name: name.into(), input }
+    }
+
+    #[test]
+    fn a_read_is_cut_at_a_line_and_only_the_lines_returned_count_as_read() {
+        let (r, fence) = (repo(), Fence::fixed("DATA-0"));
+        let limits = Limits { call_bytes: 300, ..Limits::default() };
+        let mut tb = Toolbox::new(Sandbox::new(&r, limits), &fence);
+        let out = tb.run(&call(READ_FILE, json!({"path": "src/long.txt"})));
+        assert!(!out.is_error);
+        assert!(out.content.contains("read on from line"), "{}", out.content);
+        let last = tb.reads.shown.blocks[0].lines.last().unwrap().line;
+        assert!(last > 5 && last < 200);
+        assert!(tb.reads.shown.covers("src/long.txt", last, last));
+        assert!(!tb.reads.shown.covers("src/long.txt", last + 1, 200));
+    }
+
+    #[test]
+    fn a_spent_session_allowance_refuses_further_reads() {
+        let (r, fence) = (repo(), Fence::fixed("DATA-0"));
+        let limits = Limits { session_bytes: 200, ..Limits::default() };
+        let mut tb = Toolbox::new(Sandbox::new(&r, limits), &fence);
+        assert!(!tb.run(&call(READ_FILE, json!({"path": "src/long.txt"}))).is_error);
+        let refused = tb.run(&call(READ_FILE, json!({"path": "src/a.py"})));
+        assert!(refused.is_error && refused.content.contains("allowance"), "{}", refused.content);
+    }
+
+    #[test]
+    fn search_hits_are_recorded_at_their_lines_and_filtered_by_glob() {
+        let (r, fence) = (repo(), Fence::fixed("DATA-0"));
+        let mut tb = Toolbox::new(Sandbox::new(&r, Limits::default()), &fence);
+        let out = tb.run(&call(SEARCH, json!({"pattern": "check", "glob": "src/**"})));
+        assert!(out.content.contains("src/a.py:2:     return check(x)"), "{}", out.content);
+        assert!(!out.content.contains("docs/guide.md"));
+        assert!(tb.reads.shown.contains_near("src/a.py", 2, 2, 0, "return check(x)"));
+        assert_eq!(tb.reads.files.iter().collect::<Vec<_>>(), ["src/a.py"]);
+        assert!(tb.run(&call(SEARCH, json!({"pattern": "("}))).is_error, "a bad regex is the model's error");
+    }
+
+    #[test]
+    fn listing_shows_files_and_folders_and_reads_nothing() {
+        let (r, fence) = (repo(), Fence::fixed("DATA-0"));
+        let mut tb = Toolbox::new(Sandbox::new(&r, Limits::default()), &fence);
+        let out = tb.run(&call(LIST_DIR, json!({})));
+        assert!(out.content.contains("docs/\nsrc/\n"), "{}", out.content);
+        assert!(tb.run(&call(LIST_DIR, json!({"path": "nope"}))).is_error);
+        assert!(tb.reads.files.is_empty() && tb.reads.shown.blocks.is_empty());
+        assert!(tb.run(&call("write_file", json!({}))).is_error, "only the three tools exist");
+    }
+
+    #[test]
+    fn flattened_conversations_alternate_and_end_with_the_closing_turn() {
+        let turns = vec![
+            Turn::user("validate"),
+            Turn::Assistant { text: String::new(), tool_calls: vec![call(LIST_DIR, json!({}))] },
+            Turn::ToolResults {
+                results: vec![ToolResult { id: "c1".into(), content: "src/".into(), is_error: false }],
+            },
+        ];
+        let flat = flatten(&turns, "answer now");
+        assert_eq!(flat.len(), 3);
+        assert!(matches!(&flat[2], Turn::User { text } if text.contains("src/") && text.ends_with("answer now")));
+    }
+}
