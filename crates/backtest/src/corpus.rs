@@ -203,3 +203,69 @@ fn defect(d: &DefectToml) -> Result<Defect, String> {
 fn location(text: &str, field: &str) -> Result<Location, String> {
     Location::parse(text).ok_or_else(|| format!("{field}: `{text}` is not path:LINE or path:START-END"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case_with(toml: &str) -> Result<Case, CorpusError> {
+        let dir = tempfile::tempdir().unwrap();
+        let case = dir.path().join("a-case");
+        std::fs::create_dir(&case).unwrap();
+        std::fs::write(case.join(CASE_FILE), toml).unwrap();
+        load_case(&case)
+    }
+
+    const HEAD: &str = "repo = \"repo.bundle\"\nbase = \"main\"\nhead = \"change\"\n";
+
+    #[test]
+    fn an_escape_reads_its_defects_in_head_lines() {
+        let toml = format!(
+            "{HEAD}kind = \"escape\"\n[[defects]]\npath = \"a.py\"\nlines = [3, 5]\ndescription = \"d\"\n\
+             also = [\"b.js:7\"]\n[[defects]]\npath = \"c.go\"\nlines = 9\ndescription = \"e\"\n\
+             [[also_real]]\nlocation = \"a.py:20-21\"\ndescription = \"f\"\n"
+        );
+        let case = case_with(&toml).unwrap();
+        assert_eq!(case.name, "a-case");
+        assert_eq!(case.defects[0].at.to_string(), "a.py:3-5");
+        assert_eq!(case.defects[0].also[0].to_string(), "b.js:7");
+        assert_eq!(case.defects[1].at.to_string(), "c.go:9");
+        assert_eq!(case.also_real[0].at.to_string(), "a.py:20-21");
+        assert!(case.repo.ends_with("a-case/repo.bundle"));
+    }
+
+    #[test]
+    fn a_malformed_case_file_names_the_file_and_line() {
+        let err = case_with(&format!("{HEAD}kind = \"escaped\"\n")).unwrap_err().to_string();
+        assert!(err.contains("case.toml (line 4)") && err.contains("escaped"), "{err}");
+        let err = case_with(&format!("{HEAD}kind = \"clean\"\nlabel = \"x\"\n")).unwrap_err().to_string();
+        assert!(err.contains("label"), "unknown keys are refused: {err}");
+    }
+
+    #[test]
+    fn labels_must_agree_with_the_defects() {
+        let err = case_with(&format!("{HEAD}kind = \"escape\"\n")).unwrap_err().to_string();
+        assert!(err.contains("at least one [[defects]]"), "{err}");
+        let toml = format!("{HEAD}kind = \"clean\"\n[[defects]]\npath = \"a\"\nlines = 1\ndescription = \"d\"\n");
+        assert!(case_with(&toml).unwrap_err().to_string().contains("clean case has no [[defects]]"));
+    }
+
+    #[test]
+    fn impossible_ranges_and_locations_are_refused() {
+        let bad_range =
+            format!("{HEAD}kind = \"escape\"\n[[defects]]\npath = \"a\"\nlines = [5, 2]\ndescription = \"d\"\n");
+        assert!(case_with(&bad_range).unwrap_err().to_string().contains("start <= end"));
+        let bad_also = format!(
+            "{HEAD}kind = \"escape\"\n[[defects]]\npath = \"a\"\nlines = 2\ndescription = \"d\"\nalso = [\"b.js\"]\n"
+        );
+        assert!(case_with(&bad_also).unwrap_err().to_string().contains("`b.js` is not path:LINE"));
+    }
+
+    #[test]
+    fn a_folder_without_cases_is_an_error_saying_what_a_case_is() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        let err = load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("no case in") && err.contains(CASE_FILE), "{err}");
+    }
+}

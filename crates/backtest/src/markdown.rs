@@ -53,6 +53,12 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
+/// Tokens, cost and time in a few characters: `12.3k tok, $0.0120, 4.1 s`.
+fn spend(s: &Spend) -> String {
+    let tokens = if s.tokens >= 1000 { format!("{:.1}k", s.tokens as f64 / 1000.0) } else { s.tokens.to_string() };
+    format!("{tokens} tok, {}, {}", cost(s.cost), secs(s.wall_ms))
+}
+
 fn side_rows(t: &Totals, s: &Spend) -> [String; 7] {
     [
         format!("{} ({}/{})", pct(t.precision), t.true_positives, t.published),
@@ -70,7 +76,13 @@ const METRICS: [&str; 7] =
 
 fn headline(out: &mut String, b: &Backtest) {
     let g = side_rows(&b.gauntlet.totals, &b.gauntlet.spend);
+    let f = b.funnel;
     let _ = writeln!(out, "\n## Totals\n");
+    let _ = writeln!(
+        out,
+        "Pipeline funnel over the scored cases: {} candidates, {} grounded, {} survived, {} published.\n",
+        f.candidates, f.grounded, f.survived, f.published
+    );
     match (&b.baseline, &b.comparison) {
         (Some(Side { totals, spend }), Some(c)) => {
             let base = side_rows(totals, spend);
@@ -103,9 +115,9 @@ fn cases(out: &mut String, b: &Backtest) {
     let with_baseline = b.baseline.is_some();
     let _ = writeln!(out, "\n## Cases\n");
     let _ = write!(out, "| case | kind | candidates | grounded | survived | published | TP | FP | caught |");
-    let _ =
-        writeln!(out, "{} unmatched findings | notes |", if with_baseline { " baseline TP/FP/caught |" } else { "" });
-    let columns = if with_baseline { 12 } else { 11 };
+    let baseline = if with_baseline { " baseline TP/FP/caught |" } else { "" };
+    let _ = writeln!(out, "{baseline} spend | unmatched findings | notes |");
+    let columns = if with_baseline { 13 } else { 12 };
     let _ = writeln!(out, "|{}", " --- |".repeat(columns));
     for c in &b.cases {
         let _ = writeln!(out, "{}", case_row(c, with_baseline));
@@ -145,6 +157,7 @@ fn case_row(c: &CaseResult, with_baseline: bool) -> String {
         }
         None => "– | – | – | – | – | – | –".into(),
     };
+    let spent = c.gauntlet.as_ref().map_or("–".into(), |g| spend(&g.spend));
     let unmatched = c.gauntlet.as_ref().map_or(String::new(), |g| {
         g.score.unmatched.iter().map(|u| format!("`{}`", u.location)).collect::<Vec<_>>().join(", ")
     });
@@ -159,7 +172,8 @@ fn case_row(c: &CaseResult, with_baseline: bool) -> String {
     } else {
         String::new()
     };
-    format!("| {} | {kind} | {numbers} |{baseline} {} | {} |", cell(&c.name), cell(&unmatched), cell(&notes.join("; ")))
+    let (name, unmatched, notes) = (cell(&c.name), cell(&unmatched), cell(&notes.join("; ")));
+    format!("| {name} | {kind} | {numbers} |{baseline} {spent} | {unmatched} | {notes} |")
 }
 
 fn reviewers(out: &mut String, b: &Backtest) {

@@ -85,6 +85,8 @@ pub struct Backtest {
     pub cases: Vec<CaseResult>,
     /// Cases that could not be run (listed with their error in `cases`).
     pub failed: usize,
+    /// The pipeline's funnel summed over the scored cases.
+    pub funnel: Funnel,
     pub gauntlet: Side,
     pub baseline: Option<Side>,
     pub comparison: Option<Comparison>,
@@ -111,8 +113,13 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
     let mut gauntlet = Side { totals: totals(pipeline.iter().map(|(k, g)| (*k, &g.score))), ..Side::default() };
     let mut noise: BTreeMap<String, ReviewerNoise> = BTreeMap::new();
     gauntlet.spend.cost = Some(0.0);
+    let mut funnel = Funnel::default();
     for (_, g) in &pipeline {
         gauntlet.spend.add(&g.spend);
+        funnel.candidates += g.funnel.candidates;
+        funnel.grounded += g.funnel.grounded;
+        funnel.survived += g.funnel.survived;
+        funnel.published += g.funnel.published;
         for r in &g.reviewers {
             let e = noise_of(&mut noise, &r.reviewer);
             e.candidates += r.candidates;
@@ -139,6 +146,7 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
         threshold: meta.threshold,
         failed: cases.iter().filter(|c| c.error.is_some()).count(),
         cases,
+        funnel,
         gauntlet,
         baseline,
         comparison,

@@ -231,4 +231,6 @@ fn markdown_report_shows_totals_cases_and_unmatched_findings() {
     let broken_row = md.lines().find(|l| l.starts_with("| broken-bundle |")).unwrap();
     assert!(broken_row.contains("**failed**"), "{broken_row}");
     assert!(md.contains("missed: one item too many per page"), "{md}");
+    // auth 3/2/2/2, names 1/1/0/0 (disproved), page nothing.
+    assert!(md.contains("funnel over the scored cases: 4 candidates, 3 grounded, 2 survived, 2 published"), "{md}");
 }
