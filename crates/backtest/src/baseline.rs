@@ -52,28 +52,25 @@ pub fn request(change: &Change, fence: &Fence, tier: Tier) -> Request {
     }
 }
 
-/// Run the single pass on `change` with `provider`.
+/// Run the single pass on `change` with `provider`. `Err` when the model could not
+/// be called at all (that says nothing about the baseline, so the case cannot be
+/// compared); an answer that cannot be read counts as publishing nothing.
 pub async fn run(
     change: &Change,
     fence: &Fence,
     provider: &Arc<dyn Provider>,
     tier: Tier,
     prices: &Prices,
-) -> BaselineRun {
+) -> Result<BaselineRun, String> {
     let started = Instant::now();
-    let result = provider.complete(&request(change, fence, tier)).await;
+    let resp = provider.complete(&request(change, fence, tier)).await.map_err(|e| format!("model call failed: {e}"))?;
     let wall_ms = started.elapsed().as_millis() as u64;
-    match result {
-        Ok(resp) => {
-            let cost = prices.get(provider.name(), provider.model()).map(|p| p.cost(&resp.usage));
-            let (published, error) = match read_findings(&resp.json) {
-                Ok(found) => (found, None),
-                Err(e) => (Vec::new(), Some(e)),
-            };
-            BaselineRun { published, usage: resp.usage, cost, wall_ms, error }
-        }
-        Err(e) => BaselineRun { wall_ms, error: Some(format!("model call failed: {e}")), ..BaselineRun::default() },
-    }
+    let cost = prices.get(provider.name(), provider.model()).map(|p| p.cost(&resp.usage));
+    let (published, error) = match read_findings(&resp.json) {
+        Ok(found) => (found, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
+    Ok(BaselineRun { published, usage: resp.usage, cost, wall_ms, error })
 }
 
 /// Read findings from an answer without holding it to the contract's literals.

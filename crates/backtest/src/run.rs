@@ -14,7 +14,7 @@ use gauntlet_model::Tier;
 use gauntlet_review::fence::Fence;
 use gauntlet_review::gate::{self, Decision, GateConfig, GateInput, PrMeta};
 use gauntlet_review::pipeline::{self, Input, Models, RepoHead};
-use gauntlet_review::rules::{self, RuleError};
+use gauntlet_review::rules::{self, Reviewer, RuleError};
 use gauntlet_review::{Review, guidance};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,10 +23,16 @@ use std::sync::{Arc, Mutex};
 /// Why a change runs on the deep tier (the caller's `deep_paths` and size rules).
 pub type DeepRule = Arc<dyn Fn(&Change, usize) -> Option<String> + Send + Sync>;
 
+/// The models one case runs on, given its fence: how a caller records or replays
+/// each case's calls apart, under that case's own boundary.
+pub type CaseModels = Arc<dyn Fn(&Case, &Fence) -> Result<Models, String> + Send + Sync>;
+
 /// How to run the corpus (resolved settings; the same for every case).
 #[derive(Clone)]
 pub struct Setup {
     pub models: Models,
+    /// When set, the models of each case (instead of `models`).
+    pub case_models: Option<CaseModels>,
     pub options: pipeline::Options,
     pub gate: GateConfig,
     /// Reviewer names turned off, and the only ones to run (when not empty).
@@ -61,6 +67,8 @@ pub enum CaseError {
     NothingReviewed(String),
     #[error("baseline: {0}")]
     Baseline(String),
+    #[error("models: {0}")]
+    Models(String),
 }
 
 /// Run every case, `setup.jobs` at a time, calling `progress` as each one ends.
@@ -113,27 +121,22 @@ fn review_case(
         return Err(CaseError::EmptyChange);
     }
     let changed_lines = apply_gate(git, &mut change, &setup.gate, result)?;
-    let all = rules::load(git.root())?;
-    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
-    let selected: Vec<_> = rules::select(&all, &paths, &setup.disable, &setup.only)
-        .into_iter()
-        .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
-        .map(|(r, _)| r.clone())
-        .collect();
-    if selected.is_empty() {
-        return Err(CaseError::NoReviewer);
-    }
+    let selected = reviewers(git, &change, setup)?;
     let guidance = guidance::load(git, &change)?;
     let head = RepoHead::new(git, &change)?;
     let fence = match &setup.fence {
         Some(boundary) => Fence::fixed(boundary),
         None => Fence::new(&mut rand::rng(), gauntlet_review::prompt::untrusted_texts(&change, &guidance)),
     };
+    let models = match &setup.case_models {
+        Some(for_case) => for_case(case, &fence).map_err(CaseError::Models)?,
+        None => setup.models.clone(),
+    };
     let rules_version = rules::version(&selected.iter().collect::<Vec<_>>());
     let input = Input { change: &change, reviewers: selected, guidance, head: &head, rules_version, fence };
     let mut options = setup.options.clone();
     options.deep = setup.deep.as_ref().and_then(|rule| rule(&change, changed_lines));
-    let review = runtime.block_on(pipeline::run(&input, &setup.models, &options));
+    let review = runtime.block_on(pipeline::run(&input, &models, &options));
     if review.nothing_reviewed() {
         let why = review.gaps.first().map_or_else(String::new, |g| g.message.clone());
         return Err(CaseError::NothingReviewed(why));
@@ -141,14 +144,28 @@ fn review_case(
     result.gauntlet = Some(score_pipeline(case, &review, setup.tolerance));
     if setup.baseline {
         let tier = options.route(Tier::Standard);
-        let provider = setup.models.get(tier);
-        let run = runtime.block_on(baseline::run(&change, &input.fence, provider, tier, &options.prices));
-        if let Some(error) = run.error.as_ref().filter(|e| e.starts_with("model call failed")) {
-            return Err(CaseError::Baseline(error.clone()));
-        }
+        let provider = models.get(tier);
+        let run = runtime
+            .block_on(baseline::run(&change, &input.fence, provider, tier, &options.prices))
+            .map_err(CaseError::Baseline)?;
         result.baseline = Some(score_baseline(case, run, setup.tolerance));
     }
     Ok(())
+}
+
+/// The reviewers that run on the change, as `gauntlet review` would choose them.
+fn reviewers(git: &Git, change: &Change, setup: &Setup) -> Result<Vec<Reviewer>, CaseError> {
+    let all = rules::load(git.root())?;
+    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
+    let selected: Vec<Reviewer> = rules::select(&all, &paths, &setup.disable, &setup.only)
+        .into_iter()
+        .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
+        .map(|(r, _)| r.clone())
+        .collect();
+    if selected.is_empty() {
+        return Err(CaseError::NoReviewer);
+    }
+    Ok(selected)
 }
 
 /// Record what the gate would have decided (the backtest reviews regardless), and

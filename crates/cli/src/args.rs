@@ -243,4 +243,11 @@ pub struct BacktestArgs {
     /// Run only these reviewers (comma-separated names).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub reviewers: Vec<String>,
+    /// Store every model call in DIR/CASE/, one JSON file each, so the run can be replayed.
+    #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+    pub record: Option<PathBuf>,
+    /// Answer every model call from a recording made with --record DIR; no model is
+    /// called, and a request that is not there fails the run.
+    #[arg(long, value_name = "DIR")]
+    pub replay: Option<PathBuf>,
 }

@@ -84,3 +84,49 @@ async fn markdown_is_the_default_and_a_missing_corpus_names_the_fix() {
     assert_eq!(code, 2);
     assert!(stderr.contains("no case in") && stderr.contains("case.toml"), "{stderr}");
 }
+
+/// The numbers of a report, without the wall times that differ from run to run.
+fn scores(report: &Value) -> Value {
+    let mut v = report.clone();
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                map.remove("wall_ms");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut v);
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_backtest_replays_to_the_same_scores_without_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let recording = dir.path().join("rec").display().to_string();
+    let (server, fake) = Fake::start(Wire::Anthropic, scripts()).await;
+    let record = ["backtest", &corpus(), "--baseline", "--format", "json", "--record", &recording];
+    let (code, recorded, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &record).await;
+    assert_eq!(code, 0, "{stderr}");
+    let calls = fake.seen().len();
+    assert!(std::path::Path::new(&recording).join("py-sync-cursor-reset").is_dir(), "one folder per case");
+
+    let replay = ["backtest", &corpus(), "--baseline", "--format", "json", "--replay", &recording];
+    let (code, replayed, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &replay).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(fake.seen().len(), calls, "a replay calls no model");
+    let (recorded, replayed): (Value, Value) =
+        (serde_json::from_str(&recorded).unwrap(), serde_json::from_str(&replayed).unwrap());
+    assert_eq!(scores(&replayed), scores(&recorded));
+    assert_eq!(replayed["gauntlet"]["true_positives"], 1);
+
+    // A recording of another corpus does not hold this one's requests: the run fails.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let replay = ["backtest", &corpus(), "--format", "json", "--replay", empty.to_str().unwrap()];
+    let (code, _, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &replay).await;
+    assert_ne!(code, 0);
+    assert!(stderr.contains("--record DIR"), "{stderr}");
+}

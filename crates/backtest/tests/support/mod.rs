@@ -145,6 +145,7 @@ impl Provider for Scripted {
 pub fn setup(provider: Arc<Scripted>, baseline: bool, tolerance: u32) -> Setup {
     Setup {
         models: Models::single(provider),
+        case_models: None,
         options: Options::default(),
         gate: GateConfig::default(),
         disable: Vec::new(),

@@ -3,15 +3,19 @@
 //! `review`, it only prints: nothing in it can reach a code host.
 
 use crate::args::{BacktestArgs, ReviewArgs};
-use crate::providers;
-use crate::settings::{Env, Settings};
+use crate::providers::{self, Recording};
+use crate::settings::{Env, ModelSpec, Settings};
 use anyhow::{Context, Result, bail};
+use gauntlet_backtest::corpus::Case;
 use gauntlet_backtest::report::{CaseResult, Meta, summarise};
-use gauntlet_backtest::run::{DeepRule, Setup, run_all};
-use gauntlet_model::Tier;
-use gauntlet_review::pipeline;
+use gauntlet_backtest::run::{CaseModels, DeepRule, Setup, run_all};
+use gauntlet_model::record::Recorder;
+use gauntlet_model::{Provider, Tier};
+use gauntlet_review::fence::Fence;
+use gauntlet_review::pipeline::{self, Models};
+use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// How the run ended, for the exit code.
 pub enum Outcome {
@@ -50,7 +54,16 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
     gauntlet_review::gate::globset(&settings.file.gate.deep_paths)
         .map_err(|e| anyhow::anyhow!("[gate] deep_paths in gauntlet.toml: {e}"))?;
     let specs = providers::specs(&settings)?;
-    let models = providers::build(&settings, &specs, env, None)?;
+    let misses: Arc<Mutex<Vec<String>>> = Arc::default();
+    // A replay calls no model, so it needs no key: even the shared models are replayers.
+    let shared = args.replay.as_ref().map(|dir| Recording {
+        replay: true,
+        dir: dir.clone(),
+        boundary: String::new(),
+        misses: misses.clone(),
+    });
+    let models = providers::build(&settings, &specs, env, shared.as_ref())?;
+    let case_models = case_models(args, &settings, &specs, &models, &misses);
     let options = pipeline::Options {
         concurrency: settings.concurrency,
         threshold: settings.threshold,
@@ -68,6 +81,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
     let deep: DeepRule = Arc::new(move |change, lines| deep_settings.deep_reason(change, lines).ok().flatten());
     let setup = Setup {
         models,
+        case_models,
         options,
         gate: settings.gate.clone(),
         disable: settings.disable.clone(),
@@ -94,12 +108,55 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         baseline: args.baseline,
         notes: crate::offline::tiny_model_note(&provider).into_iter().collect(),
     };
+    let misses = misses.lock().expect("misses lock");
+    if !misses.is_empty() {
+        bail!(
+            "replay: {} model request(s) are not in the recording {}: {}. The corpus, the settings or the \
+             prompts differ from the recorded run; record it again with --record DIR",
+            misses.len(),
+            args.replay.as_deref().unwrap_or(Path::new("")).display(),
+            misses.join(", ")
+        );
+    }
     let report = summarise(meta, results);
     match args.format.as_str() {
         "json" => println!("{}", serde_json::to_string_pretty(&report)?),
         _ => print!("{}", gauntlet_backtest::markdown::render(&report)),
     }
     Ok(if report.failed == 0 { Outcome::AllRan } else { Outcome::SomeFailed(report.failed) })
+}
+
+/// `--record DIR` / `--replay DIR`: each case's calls kept apart in `DIR/CASE`, under
+/// that case's own fence boundary (recordings store a placeholder in its place).
+fn case_models(
+    args: &BacktestArgs,
+    settings: &Arc<Settings>,
+    specs: &BTreeMap<Tier, ModelSpec>,
+    models: &Models,
+    misses: &Arc<Mutex<Vec<String>>>,
+) -> Option<CaseModels> {
+    if let Some(dir) = args.record.clone() {
+        let models = models.clone();
+        return Some(Arc::new(move |case: &Case, fence: &Fence| {
+            let wrap = |tier: Tier| -> Result<Arc<dyn Provider>, String> {
+                let inner = models.get(tier).clone();
+                let recorder = Recorder::record(inner, &dir.join(&case.name), fence.boundary());
+                Ok(Arc::new(recorder.map_err(|e| e.to_string())?))
+            };
+            Ok(Models::new(wrap(Tier::Fast)?, wrap(Tier::Standard)?, wrap(Tier::Deep)?))
+        }));
+    }
+    let dir = args.replay.clone()?;
+    let (settings, specs, misses) = (settings.clone(), specs.clone(), misses.clone());
+    Some(Arc::new(move |case: &Case, fence: &Fence| {
+        let recording = Recording {
+            replay: true,
+            dir: dir.join(&case.name),
+            boundary: fence.boundary().to_string(),
+            misses: misses.clone(),
+        };
+        providers::build(&settings, &specs, &|_| None, Some(&recording)).map_err(|e| format!("{e:#}"))
+    }))
 }
 
 /// One line per finished case on stderr, so a long run shows its progress.
