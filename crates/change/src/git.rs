@@ -242,7 +242,7 @@ impl Git {
     }
 
     /// Run git and return its output whatever the exit status.
-    fn output(&self, args: &[&str]) -> Result<Output, ChangeError> {
+    pub(crate) fn output(&self, args: &[&str]) -> Result<Output, ChangeError> {
         base_command(&self.root).args(args).output().map_err(|e| ChangeError::Spawn(e.to_string()))
     }
 

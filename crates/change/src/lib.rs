@@ -17,8 +17,12 @@
 pub mod acquire;
 pub mod diff;
 pub mod git;
+pub mod history;
+pub mod search;
 
 pub use acquire::{Target, acquire};
+pub use history::LineCommit;
+pub use search::GrepHit;
 pub use diff::{DiffLine, FileDiff, FileStatus, Hunk, LineKind, parse_patch};
 
 use serde::Serialize;

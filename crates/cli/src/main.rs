@@ -7,6 +7,8 @@
 mod args;
 mod commands;
 mod files;
+mod context;
+mod feedback_api;
 mod gate;
 mod offline;
 mod pr;

@@ -36,6 +36,29 @@ pub struct FileConfig {
     /// Price overrides per model, USD per million tokens.
     #[serde(default)]
     pub prices: BTreeMap<String, gauntlet_review::cost::Price>,
+    #[serde(default)]
+    pub context: ContextSection,
+    #[serde(default)]
+    pub rules: RulesSection,
+}
+
+/// `[context]`: what code gathers for the reviewers that ask for it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextSection {
+    /// Days before the base commit the history reviewer looks back over.
+    pub history_days: Option<u32>,
+    /// Design-token files (paths at head) for the design-tokens reviewer.
+    #[serde(default)]
+    pub token_files: Vec<String>,
+}
+
+/// `[rules]`: an external channel of rule files, pinned by tag.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesSection {
+    pub git: Option<String>,
+    pub tag: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

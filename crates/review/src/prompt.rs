@@ -24,6 +24,7 @@ fn env() -> &'static Environment<'static> {
             ("reask", include_str!("../prompts/reask.md.j2")),
             ("tools", include_str!("../prompts/tools.md.j2")),
             ("step_limit", include_str!("../prompts/step_limit.md.j2")),
+            ("context", include_str!("../prompts/context.md.j2")),
         ] {
             env.add_template(name, src).expect("prompt templates parse");
         }
@@ -126,6 +127,28 @@ pub fn shared(change: &Change, guidance: &[Guidance], fence: &Fence) -> String {
 
 pub fn finder(name: &str, description: &str, body: &str, max_findings: usize) -> String {
     render("finder", context! { name, description, body, max_findings })
+}
+
+/// A reviewer's gathered context, fenced block by block, to append to its turn.
+/// Empty when there is none, so reviewers without context get the bare turn.
+pub fn reviewer_context(blocks: &[&crate::context::Block], fence: &Fence) -> String {
+    if blocks.is_empty() {
+        return String::new();
+    }
+    let mut kinds: Vec<&str> = blocks.iter().map(|b| describe_kind(b.kind)).collect();
+    kinds.dedup();
+    let text: String = blocks.iter().map(|b| fence.wrap(&b.label, &b.text)).collect();
+    render("context", context! { kinds => kinds.join("; "), blocks => text })
+}
+
+fn describe_kind(kind: crate::context::ContextKind) -> &'static str {
+    use crate::context::ContextKind::*;
+    match kind {
+        History => "the commits that touched the changed lines",
+        Feedback => "review comments left on earlier pull requests for these files",
+        Consumers => "the files that use the names the change touches, found by searching the repository at head",
+        Tokens => "the design-token files and the added literals that equal a token",
+    }
 }
 
 /// The validator's turn: the bare claim and the code around its location.

@@ -3,6 +3,7 @@
 //! Built-in reviewers are embedded from the repository's `rules/` folder; a
 //! repository adds or overrides them by name in `.gauntlet/reviewers/*.md`.
 
+use crate::context::{Block, ContextKind};
 use gauntlet_model::Tier;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
@@ -10,11 +11,15 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The built-in rule files, embedded at build time.
-pub const BUILTIN: [(&str, &str); 4] = [
+pub const BUILTIN: [(&str, &str); 8] = [
     ("correctness.md", include_str!("../../../rules/correctness.md")),
     ("security-privacy.md", include_str!("../../../rules/security-privacy.md")),
     ("error-handling.md", include_str!("../../../rules/error-handling.md")),
     ("tests.md", include_str!("../../../rules/tests.md")),
+    ("contract-drift.md", include_str!("../../../rules/contract-drift.md")),
+    ("history.md", include_str!("../../../rules/history.md")),
+    ("prior-feedback.md", include_str!("../../../rules/prior-feedback.md")),
+    ("design-tokens.md", include_str!("../../../rules/design-tokens.md")),
 ];
 
 /// Where repositories keep their own reviewers.
@@ -58,6 +63,10 @@ struct FrontMatter {
     max_findings: usize,
     #[serde(default = "yes")]
     enabled: bool,
+    /// Extra context gathered by code for this reviewer (`history`, `feedback`,
+    /// `consumers`, `tokens`).
+    #[serde(default)]
+    context: Vec<ContextKind>,
 }
 
 fn all_files() -> Vec<String> {
@@ -82,6 +91,11 @@ pub struct Reviewer {
     pub tier: Tier,
     pub max_findings: usize,
     pub enabled: bool,
+    /// The context kinds its rule file asks for.
+    pub context: Vec<ContextKind>,
+    /// That context, once gathered for a run (empty until then); fenced into this
+    /// reviewer's own turn, never into the shared block.
+    pub gathered: Vec<Block>,
     /// The Markdown body: the reviewer's specialty.
     pub body: String,
     pub origin: Origin,
@@ -124,6 +138,8 @@ impl Reviewer {
             tier: front.tier,
             max_findings: front.max_findings,
             enabled: front.enabled,
+            context: front.context,
+            gathered: Vec::new(),
             body,
             origin,
             source: text.to_string(),

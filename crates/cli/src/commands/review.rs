@@ -11,7 +11,7 @@ use gauntlet_report::{Format, Options};
 use gauntlet_review::fence::Fence;
 use gauntlet_review::gate::Decision;
 use gauntlet_review::pipeline::{self, Input, RepoHead};
-use gauntlet_review::review::{NotReviewed, Review, SCHEMA_VERSION, Skip};
+use gauntlet_review::review::{Gap, NotReviewed, Review, SCHEMA_VERSION, Skip};
 use gauntlet_review::{guidance, rules};
 use std::io::Read;
 use std::path::Path;
@@ -93,6 +93,10 @@ pub struct Prepared {
     ignored: Vec<NotReviewed>,
     /// `--record` / `--replay`.
     recording: Option<providers::Recording>,
+    /// Reviewers left out for want of context, and why.
+    context_notes: Vec<String>,
+    /// Reviewers whose context could not be gathered: (name, why).
+    context_failures: Vec<(String, String)>,
 }
 
 /// Acquire the change, run the gate, choose the reviewers and build the providers.
@@ -142,7 +146,20 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     }
 
     let guidance = guidance::load(git, &change)?;
-    let fence = Fence::new(&mut rand::rng(), gauntlet_review::prompt::untrusted_texts(&change, &guidance));
+    // Context the reviewers ask for (history, prior feedback, consumers, tokens) is
+    // gathered now, so the fence can avoid its text too.
+    let context = {
+        let head = RepoHead::new(git, &change)?;
+        crate::context::prepare(git, &change, &head, &settings, env, selected)?
+    };
+    if context.reviewers.is_empty() && context.failures.is_empty() {
+        let why = context.notes.join("; ");
+        return skip(&change, &rules_version, &format!("no selected reviewer has anything to work with: {why}"));
+    }
+    let selected = context.reviewers;
+    let mut untrusted = gauntlet_review::prompt::untrusted_texts(&change, &guidance);
+    untrusted.extend(gauntlet_review::context::untrusted_texts(&selected));
+    let fence = Fence::new(&mut rand::rng(), untrusted);
     let recording = recording(args, &fence);
     let models = providers::build(&settings, &specs, env, recording.as_ref())?;
     let opts = pipeline::Options {
@@ -177,6 +194,8 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         opts,
         ignored,
         recording,
+        context_notes: context.notes,
+        context_failures: context.failures,
     })))
 }
 
@@ -197,6 +216,13 @@ impl Prepared {
             replay_misses(r)?;
         }
         review.not_reviewed.extend(self.ignored.iter().cloned());
+        review.notes.extend(self.context_notes.iter().cloned());
+        review.gaps.extend(self.context_failures.iter().map(|(name, message)| Gap {
+            step: "context".into(),
+            reviewer: Some(name.clone()),
+            finding: None,
+            message: message.clone(),
+        }));
         if let Some(note) = crate::offline::tiny_model_note(&review.provider) {
             eprintln!("gauntlet: note: {note}");
             review.notes.insert(0, note);

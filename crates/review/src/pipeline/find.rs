@@ -14,7 +14,8 @@ pub(crate) struct FindOutcome {
     pub reviewer: String,
     pub result: Result<Vec<RawFinding>, String>,
     pub note: Option<String>,
-    /// What the reviewer read through tools, if it had them.
+    /// What the reviewer read through tools, if it had them, and the head code its
+    /// own gathered context showed it (consumers, tokens).
     pub read: Shown,
 }
 
@@ -53,6 +54,14 @@ async fn run_one(ctx: &Ctx<'_>, part: usize, reviewer: &Reviewer) -> FindOutcome
     let tier = ctx.opts.route(reviewer.tier);
     let mut tools = if ctx.opts.reviewer_tools { ctx.toolbox(tier) } else { None };
     let mut turn = crate::prompt::finder(&reviewer.name, &reviewer.description, &reviewer.body, reviewer.max_findings);
+    // Context goes in the reviewer's own turn: the shared block stays identical for
+    // every session, so it can be cached.
+    let blocks: Vec<&crate::context::Block> = reviewer
+        .gathered
+        .iter()
+        .filter(|b| b.concerns(ctx.change.files.iter().map(|f| f.diff.path())))
+        .collect();
+    turn.push_str(&crate::prompt::reviewer_context(&blocks, &ctx.input.fence));
     if let Some(t) = &tools {
         turn.push_str(&crate::prompt::tools(t.limits().max_steps, false));
     }
@@ -84,7 +93,9 @@ async fn run_one(ctx: &Ctx<'_>, part: usize, reviewer: &Reviewer) -> FindOutcome
         Ok((raws, _)) => (Ok(raws), None),
         Err(e) => (Err(e), None),
     };
-    FindOutcome { part, reviewer: reviewer.name.clone(), result, note, read: read.shown }
+    let mut read = read.shown;
+    read.blocks.extend(crate::context::shown_of(blocks).blocks);
+    FindOutcome { part, reviewer: reviewer.name.clone(), result, note, read }
 }
 
 /// The gap a session leaves when it wanted to read more after its last tool step.
