@@ -21,9 +21,9 @@ pub mod history;
 pub mod search;
 
 pub use acquire::{Target, acquire};
+pub use diff::{DiffLine, FileDiff, FileStatus, Hunk, LineKind, parse_patch};
 pub use history::LineCommit;
 pub use search::GrepHit;
-pub use diff::{DiffLine, FileDiff, FileStatus, Hunk, LineKind, parse_patch};
 
 use serde::Serialize;
 

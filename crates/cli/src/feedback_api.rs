@@ -108,7 +108,8 @@ fn to_comment(c: GithubComment) -> Comment {
 
 /// The pull request under review, whose own comments are not "earlier" feedback.
 fn current_pr(env: &Env) -> Option<u64> {
-    let event: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(env("GITHUB_EVENT_PATH")?).ok()?).ok()?;
+    let event: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env("GITHUB_EVENT_PATH")?).ok()?).ok()?;
     event["pull_request"]["number"].as_u64()
 }
 

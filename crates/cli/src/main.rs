@@ -6,9 +6,9 @@
 
 mod args;
 mod commands;
-mod files;
 mod context;
 mod feedback_api;
+mod files;
 mod gate;
 mod offline;
 mod pr;

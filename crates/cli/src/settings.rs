@@ -38,8 +38,6 @@ pub struct FileConfig {
     pub prices: BTreeMap<String, gauntlet_review::cost::Price>,
     #[serde(default)]
     pub context: ContextSection,
-    #[serde(default)]
-    pub rules: RulesSection,
 }
 
 /// `[context]`: what code gathers for the reviewers that ask for it.
@@ -51,14 +49,6 @@ pub struct ContextSection {
     /// Design-token files (paths at head) for the design-tokens reviewer.
     #[serde(default)]
     pub token_files: Vec<String>,
-}
-
-/// `[rules]`: an external channel of rule files, pinned by tag.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RulesSection {
-    pub git: Option<String>,
-    pub tag: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -73,3 +73,21 @@ fn tool_sessions_are_told_what_they_may_read() {
     insta::assert_snapshot!("tools_reviewer", prompt::tools(8, false));
     insta::assert_snapshot!("step_limit", prompt::step_limit(8));
 }
+
+#[test]
+fn context_section_fences_each_block_and_restates_the_answer_format() {
+    use gauntlet_review::context::{Block, CodeRange, ContextKind};
+    let consumer = Block {
+        kind: ContextKind::Consumers,
+        label: "consumer web/src/client.ts".into(),
+        text: "web/src/client.ts at head (mentions display_name):\n   12 | return user.displayName;\n".into(),
+        about: vec!["src/api/users.rs".into()],
+        code: vec![CodeRange {
+            path: "web/src/client.ts".into(),
+            start: 12,
+            lines: vec!["return user.displayName;".into()],
+        }],
+    };
+    insta::assert_snapshot!(prompt::reviewer_context(&[&consumer], &Fence::fixed("DATA-0000")));
+    assert_eq!(prompt::reviewer_context(&[], &Fence::fixed("DATA-0000")), "", "no context, no section");
+}

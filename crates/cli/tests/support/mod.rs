@@ -270,12 +270,27 @@ impl Fake {
 
 /// Run `gauntlet` in `dir` against a fake; returns (exit code, stdout, stderr).
 pub async fn gauntlet(dir: &Path, wire: Wire, server: &MockServer, args: &[&str]) -> (i32, String, String) {
+    gauntlet_env(dir, wire, server, args, &[]).await
+}
+
+/// [`gauntlet`] with extra environment variables (a CI's, for instance).
+pub async fn gauntlet_env(
+    dir: &Path,
+    wire: Wire,
+    server: &MockServer,
+    args: &[&str],
+    envs: &[(&str, &str)],
+) -> (i32, String, String) {
     let mut cmd = tokio::process::Command::new(bin());
     cmd.current_dir(dir)
         .args(args)
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL");
+        .env_remove("OPENAI_BASE_URL")
+        // Tests running inside a CI must not reach its code host.
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_TOKEN")
+        .envs(envs.iter().copied());
     match wire {
         Wire::Anthropic => cmd.env("ANTHROPIC_API_KEY", "test-key-anthropic").env("ANTHROPIC_BASE_URL", server.uri()),
         Wire::OpenAi => {

@@ -80,13 +80,90 @@ impl Term {
 
 /// Words too common in code to say anything about a contract.
 const STOP: &[&str] = &[
-    "self", "this", "return", "String", "string", "str", "int", "bool", "boolean", "number", "Option", "Vec", "pub",
-    "let", "const", "var", "function", "class", "struct", "new", "null", "None", "true", "false", "True", "False",
-    "async", "await", "value", "data", "type", "Some", "Err", "Result", "public", "private", "protected", "get",
-    "set", "def", "import", "from", "export", "interface", "static", "void", "use", "mut", "impl", "for", "while",
-    "else", "elif", "match", "case", "default", "null", "undefined", "readonly", "override", "virtual", "required",
-    "optional", "message", "repeated", "int32", "int64", "uint32", "uint64", "float", "double", "object", "array",
-    "properties", "items", "description", "format", "enum", "record", "where", "with", "the", "and", "not",
+    "self",
+    "this",
+    "return",
+    "String",
+    "string",
+    "str",
+    "int",
+    "bool",
+    "boolean",
+    "number",
+    "Option",
+    "Vec",
+    "pub",
+    "let",
+    "const",
+    "var",
+    "function",
+    "class",
+    "struct",
+    "new",
+    "null",
+    "None",
+    "true",
+    "false",
+    "True",
+    "False",
+    "async",
+    "await",
+    "value",
+    "data",
+    "type",
+    "Some",
+    "Err",
+    "Result",
+    "public",
+    "private",
+    "protected",
+    "get",
+    "set",
+    "def",
+    "import",
+    "from",
+    "export",
+    "interface",
+    "static",
+    "void",
+    "use",
+    "mut",
+    "impl",
+    "for",
+    "while",
+    "else",
+    "elif",
+    "match",
+    "case",
+    "default",
+    "null",
+    "undefined",
+    "readonly",
+    "override",
+    "virtual",
+    "required",
+    "optional",
+    "message",
+    "repeated",
+    "int32",
+    "int64",
+    "uint32",
+    "uint64",
+    "float",
+    "double",
+    "object",
+    "array",
+    "properties",
+    "items",
+    "description",
+    "format",
+    "enum",
+    "record",
+    "where",
+    "with",
+    "the",
+    "and",
+    "not",
 ];
 
 fn identifiers(text: &str) -> impl Iterator<Item = &str> {
@@ -116,8 +193,9 @@ pub fn terms(file: &ChangedFile) -> Vec<Term> {
         let (removed, added) = (side(LineKind::Removed), side(LineKind::Added));
         removed.difference(&added).for_each(|n| _ = term(n, "removed"));
         added.difference(&removed).for_each(|n| _ = term(n, "added"));
-        let changed = h.lines.iter().filter(|l| l.kind != LineKind::Context).map(|l| l.text.as_str());
-        for text in changed.chain([h.header.as_str()]) {
+        // Types declared around the change (its context lines, the hunk header) are
+        // the shapes the changed fields belong to.
+        for text in h.lines.iter().map(|l| l.text.as_str()).chain([h.header.as_str()]) {
             ty.captures_iter(text).for_each(|c| _ = term(&c[2], "type"));
         }
         for l in &h.lines {
@@ -187,7 +265,8 @@ pub fn variants(name: &str) -> Vec<String> {
 fn has_word(text: &str, word: &str) -> bool {
     let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     text.match_indices(word).any(|(i, _)| {
-        !text[..i].chars().next_back().is_some_and(is_word) && !text[i + word.len()..].chars().next().is_some_and(is_word)
+        !text[..i].chars().next_back().is_some_and(is_word)
+            && !text[i + word.len()..].chars().next().is_some_and(is_word)
     })
 }
 

@@ -93,7 +93,8 @@ pub(super) fn gather(src: &Sources<'_>) -> Gathered {
     let mut total = 0;
     for (path, mut comments) in per_file {
         // Newest first; comments without a time go last, in their file order.
-        comments.sort_by(|a, b| b.created_at.is_some().cmp(&a.created_at.is_some()).then(b.created_at.cmp(&a.created_at)));
+        comments
+            .sort_by(|a, b| b.created_at.is_some().cmp(&a.created_at.is_some()).then(b.created_at.cmp(&a.created_at)));
         comments.truncate(MAX_PER_FILE.min(MAX_TOTAL - total));
         total += comments.len();
         if comments.is_empty() {

@@ -100,7 +100,8 @@ pub fn base_ranges(file: &ChangedFile, old_len: u32) -> Vec<(u32, u32)> {
         .iter()
         .map(|h| {
             // Only changed lines count; the hunk's context lines were not touched.
-            let removed: Vec<u32> = h.lines.iter().filter(|l| l.kind == LineKind::Removed).filter_map(|l| l.old).collect();
+            let removed: Vec<u32> =
+                h.lines.iter().filter(|l| l.kind == LineKind::Removed).filter_map(|l| l.old).collect();
             match (removed.first(), removed.last()) {
                 (Some(first), Some(last)) => (*first, *last),
                 _ => {
@@ -142,7 +143,10 @@ fn describe(file: &ChangedFile, commits: &[LineCommit], days: u32) -> String {
         .map(|l| normalize(&l.text))
         .filter(|t| t.len() >= 4)
         .collect();
-    let mut out = format!("Commits that touched the changed lines of {} in the {days} days before the base, newest first:\n", file.diff.path());
+    let mut out = format!(
+        "Commits that touched the changed lines of {} in the {days} days before the base, newest first:\n",
+        file.diff.path()
+    );
     for c in commits {
         let short = &c.sha[..c.sha.len().min(12)];
         let tag = match flag(c) {

@@ -100,7 +100,9 @@ pub enum Gathered {
 pub enum ContextError {
     #[error(transparent)]
     Git(#[from] ChangeError),
-    #[error("{path} line {line}: {message}; each line is one JSON object such as {{\"path\": \"src/a.rs\", \"body\": \"...\"}}")]
+    #[error(
+        "{path} line {line}: {message}; each line is one JSON object such as {{\"path\": \"src/a.rs\", \"body\": \"...\"}}"
+    )]
     Feedback { path: String, line: usize, message: String },
     #[error("token file {path} is not a text file at head: fix `[context] token_files` in gauntlet.toml")]
     TokenFile { path: String },

@@ -17,8 +17,10 @@ const MAX_MATCHES: usize = 60;
 fn literal() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)#[0-9a-f]{8}\b|#[0-9a-f]{6}\b|#[0-9a-f]{3,4}\b|\b(rgba?|hsla?)\([^)]*\)|\b\d+(\.\d+)?(px|rem|em)\b")
-            .expect("literal pattern is valid")
+        Regex::new(
+            r"(?i)#[0-9a-f]{8}\b|#[0-9a-f]{6}\b|#[0-9a-f]{3,4}\b|\b(rgba?|hsla?)\([^)]*\)|\b\d+(\.\d+)?(px|rem|em)\b",
+        )
+        .expect("literal pattern is valid")
     })
 }
 
@@ -26,7 +28,10 @@ fn literal() -> &'static Regex {
 fn definition() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r#"^\s*["']?((--|\$)?[A-Za-z][\w.-]*)["']?\s*[:=]\s*["']?([^;,"'\n]+)"#).expect("valid")
+        Regex::new(
+            r#"^\s*["']?((--|\$)?[A-Za-z][\w.-]*)["']?\s*[:=]\s*(?:["']([^"'\n]+)["']|([^;"'\n]+?))\s*[;,]?\s*$"#,
+        )
+        .expect("valid")
     })
 }
 
@@ -42,7 +47,9 @@ pub fn token_values(path: &str, text: &str) -> BTreeMap<String, (String, String,
         let Some(c) = definition().captures(line) else {
             continue;
         };
-        let value = c[3].trim();
+        let Some(value) = c.get(3).or(c.get(4)).map(|m| m.as_str().trim()) else {
+            continue;
+        };
         if let Some(m) = literal().find(value).filter(|m| m.as_str().len() == value.len()) {
             out.entry(canonical(m.as_str())).or_insert((c[1].to_string(), path.to_string(), i as u32 + 1));
         }
@@ -53,7 +60,9 @@ pub fn token_values(path: &str, text: &str) -> BTreeMap<String, (String, String,
 pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
     let files = &src.config.token_files;
     if files.is_empty() {
-        return Ok(Gathered::Nothing("no token files are configured (`[context] token_files` in gauntlet.toml)".into()));
+        return Ok(Gathered::Nothing(
+            "no token files are configured (`[context] token_files` in gauntlet.toml)".into(),
+        ));
     }
     let mut blocks = Vec::new();
     let mut values = BTreeMap::new();

@@ -56,11 +56,8 @@ async fn run_one(ctx: &Ctx<'_>, part: usize, reviewer: &Reviewer) -> FindOutcome
     let mut turn = crate::prompt::finder(&reviewer.name, &reviewer.description, &reviewer.body, reviewer.max_findings);
     // Context goes in the reviewer's own turn: the shared block stays identical for
     // every session, so it can be cached.
-    let blocks: Vec<&crate::context::Block> = reviewer
-        .gathered
-        .iter()
-        .filter(|b| b.concerns(ctx.change.files.iter().map(|f| f.diff.path())))
-        .collect();
+    let blocks: Vec<&crate::context::Block> =
+        reviewer.gathered.iter().filter(|b| b.concerns(ctx.change.files.iter().map(|f| f.diff.path()))).collect();
     turn.push_str(&crate::prompt::reviewer_context(&blocks, &ctx.input.fence));
     if let Some(t) = &tools {
         turn.push_str(&crate::prompt::tools(t.limits().max_steps, false));
