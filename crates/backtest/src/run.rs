@@ -124,9 +124,21 @@ fn review_case(
     let selected = reviewers(git, &change, setup)?;
     let guidance = guidance::load(git, &change)?;
     let head = RepoHead::new(git, &change)?;
+    // The context reviewers ask for (history, consumers) is gathered as `review`
+    // gathers it; a reviewer with nothing to work with does not run here either.
+    let config = gauntlet_review::context::Config::default();
+    let sources = gauntlet_review::context::Sources { git, change: &change, head: &head, config: &config };
+    let selected = gauntlet_review::context::prepare(&sources, selected).reviewers;
+    if selected.is_empty() {
+        return Err(CaseError::NoReviewer);
+    }
     let fence = match &setup.fence {
         Some(boundary) => Fence::fixed(boundary),
-        None => Fence::new(&mut rand::rng(), gauntlet_review::prompt::untrusted_texts(&change, &guidance)),
+        None => {
+            let mut untrusted = gauntlet_review::prompt::untrusted_texts(&change, &guidance);
+            untrusted.extend(gauntlet_review::context::untrusted_texts(&selected));
+            Fence::new(&mut rand::rng(), untrusted)
+        }
     };
     let models = match &setup.case_models {
         Some(for_case) => for_case(case, &fence).map_err(CaseError::Models)?,

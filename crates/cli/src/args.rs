@@ -37,6 +37,26 @@ pub enum Command {
     Refine(Box<RefineArgs>),
     /// Review every case of a corpus (print-only) and score precision and recall.
     Backtest(Box<BacktestArgs>),
+    /// Rules governance: pin the reviewer rules in use, verify them, draft a new one.
+    #[command(subcommand)]
+    Rules(RulesCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Write gauntlet.lock: the channel's tag and the sha256 of every rule file in use.
+    Lock,
+    /// Fail (exit 1) if the rules in use differ from gauntlet.lock, naming each drifted file.
+    Verify,
+    /// Draft a rule from the commit that fixed an escaped defect, for a human to commit.
+    Draft {
+        /// The commit that fixed the defect.
+        #[arg(long, value_name = "COMMIT")]
+        escape: String,
+        /// Write the draft to FILE (outside every rules folder) instead of printing it.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -129,6 +149,9 @@ pub struct ReviewArgs {
     /// request that is not there fails the run.
     #[arg(long, value_name = "DIR")]
     pub replay: Option<PathBuf>,
+    /// Refuse to review unless the rules in use match gauntlet.lock (for CI).
+    #[arg(long)]
+    pub locked: bool,
 }
 
 /// The adversarial loop's knobs, shared by `fix` and `refine`.

@@ -13,6 +13,7 @@ mod gate;
 mod offline;
 mod pr;
 mod providers;
+mod ruleset;
 mod settings;
 mod state;
 
@@ -52,7 +53,7 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
         }
         args::Command::Reviewers(change) => {
             let git = gauntlet_change::git::Git::discover(&dir)?;
-            commands::reviewers::run(&git, config, change)?;
+            commands::reviewers::run(&git, config, change, &env_var)?;
             Ok(ExitCode::SUCCESS)
         }
         args::Command::Model(action) => {
@@ -66,6 +67,10 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         },
+        args::Command::Rules(action) => {
+            let git = gauntlet_change::git::Git::discover(&dir)?;
+            rules_command(&git, config, action)
+        }
         args::Command::Review(review) => {
             let git = gauntlet_change::git::Git::discover(&dir)?;
             let tty = std::io::stdout().is_terminal();
@@ -99,6 +104,23 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
             }
         }
     }
+}
+
+fn rules_command(
+    git: &gauntlet_change::git::Git,
+    config: Option<&std::path::Path>,
+    action: &args::RulesCommand,
+) -> Result<ExitCode> {
+    match action {
+        args::RulesCommand::Lock => commands::rules::lock(git, config, &env_var)?,
+        args::RulesCommand::Verify => {
+            if !commands::rules::verify(git, config, &env_var)? {
+                return Ok(ExitCode::from(1));
+            }
+        }
+        args::RulesCommand::Draft { escape, out } => commands::rules::draft(git, escape, out.as_deref(), &env_var)?,
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(feature = "local")]

@@ -38,6 +38,17 @@ pub struct FileConfig {
     pub prices: BTreeMap<String, gauntlet_review::cost::Price>,
     #[serde(default)]
     pub context: ContextSection,
+    #[serde(default)]
+    pub rules: RulesSection,
+}
+
+/// `[rules]`: an external channel of rule files, pinned by tag.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesSection {
+    /// A git URL (or path) whose `rules/` folder holds rule files.
+    pub git: Option<String>,
+    pub tag: Option<String>,
 }
 
 /// `[context]`: what code gathers for the reviewers that ask for it.

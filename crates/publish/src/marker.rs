@@ -91,7 +91,8 @@ fn field<'a>(fields: &[(&'a str, &'a str)], key: &str) -> Option<&'a str> {
 /// Values are ids, commits and digests; anything else is dropped so a value can
 /// never end the comment or add a field.
 fn clean(value: &str) -> String {
-    value.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '.' | '_' | '-')).collect()
+    // `+` joins a rules channel's tag and the lock hash in a rules version (`v3+lock:…`).
+    value.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '.' | '_' | '-' | '+')).collect()
 }
 
 #[cfg(test)]
@@ -104,6 +105,12 @@ mod tests {
         assert_eq!(OverviewMarker::parse(&format!("{}body", o.render())), Some(o));
         let f = FindingMarker { id: "3f2a9c01".into(), resolved: true };
         assert_eq!(FindingMarker::parse(&f.render()), Some(f));
+    }
+
+    #[test]
+    fn a_channel_rules_version_keeps_its_tag_and_lock_hash_in_the_marker() {
+        let o = OverviewMarker { head: "abc".into(), rules: "v3+lock:9f86d081884c".into(), config: "c".into() };
+        assert_eq!(OverviewMarker::parse(&o.render()).unwrap().rules, "v3+lock:9f86d081884c");
     }
 
     #[test]

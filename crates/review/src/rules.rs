@@ -1,7 +1,13 @@
 //! Reviewers as rule files: Markdown with TOML front matter between `+++` lines.
 //!
-//! Built-in reviewers are embedded from the repository's `rules/` folder; a
-//! repository adds or overrides them by name in `.gauntlet/reviewers/*.md`.
+//! Built-in reviewers are embedded from the repository's `rules/` folder; an
+//! external channel (a git repository pinned by tag, fetched read-only into the
+//! cache) adds or overrides them by name from its `rules/` folder, and a repository
+//! does the same in `.gauntlet/reviewers/*.md`. [`lock`] pins what is in use;
+//! [`draft`] turns an escaped defect into a proposed rule for a human to commit.
+
+pub mod draft;
+pub mod lock;
 
 use crate::context::{Block, ContextKind};
 use gauntlet_model::Tier;
@@ -38,6 +44,11 @@ pub enum RuleError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
     Builtin,
+    /// A file of the external channel at `tag`, by its path inside the channel.
+    Channel {
+        tag: String,
+        path: PathBuf,
+    },
     Repo(PathBuf),
 }
 
@@ -45,10 +56,21 @@ impl std::fmt::Display for Origin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Origin::Builtin => f.write_str("built-in"),
+            Origin::Channel { tag, path } => write!(f, "channel {tag}: {}", path.display()),
             Origin::Repo(p) => write!(f, "{}", p.display()),
         }
     }
 }
+
+/// The external channel's checkout: a folder (read-only, in the cache) at a tag.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Channel {
+    pub dir: PathBuf,
+    pub tag: String,
+}
+
+/// Where a channel keeps its rule files.
+pub const CHANNEL_DIR: &str = "rules";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -164,9 +186,30 @@ pub fn builtin() -> Vec<Reviewer> {
 /// Built-ins plus the repository's own (`root/.gauntlet/reviewers/*.md`), which
 /// add reviewers or replace a built-in of the same name. Sorted by name.
 pub fn load(root: &Path) -> Result<Vec<Reviewer>, RuleError> {
+    load_with(root, None)
+}
+
+/// Built-ins, then the channel's rules, then the repository's: each layer adds
+/// reviewers or replaces one of the same name. Sorted by name.
+pub fn load_with(root: &Path, channel: Option<&Channel>) -> Result<Vec<Reviewer>, RuleError> {
     let mut all = builtin();
-    let dir = root.join(REPO_DIR);
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+    if let Some(c) = channel {
+        let origin = |rel: PathBuf| Origin::Channel { tag: c.tag.clone(), path: rel };
+        overlay(&mut all, &c.dir, &c.dir.join(CHANNEL_DIR), origin)?;
+    }
+    overlay(&mut all, root, &root.join(REPO_DIR), Origin::Repo)?;
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(all)
+}
+
+/// Add or replace reviewers from the `*.md` files of `dir` (named relative to `base`).
+fn overlay(
+    all: &mut Vec<Reviewer>,
+    base: &Path,
+    dir: &Path,
+    origin: impl Fn(PathBuf) -> Origin,
+) -> Result<(), RuleError> {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "md"))
@@ -175,15 +218,14 @@ pub fn load(root: &Path) -> Result<Vec<Reviewer>, RuleError> {
     };
     files.sort();
     for path in files {
-        let shown = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+        let shown = path.strip_prefix(base).unwrap_or(&path).to_path_buf();
         let text = std::fs::read_to_string(&path)
             .map_err(|e| RuleError::Read { path: shown.display().to_string(), message: e.to_string() })?;
-        let reviewer = Reviewer::parse(&shown.display().to_string(), &text, Origin::Repo(shown))?;
+        let reviewer = Reviewer::parse(&shown.display().to_string(), &text, origin(shown))?;
         all.retain(|r| r.name != reviewer.name);
         all.push(reviewer);
     }
-    all.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(all)
+    Ok(())
 }
 
 /// Whether a reviewer runs on a change, and why.

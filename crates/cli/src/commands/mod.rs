@@ -8,3 +8,4 @@ pub mod model;
 pub mod refine;
 pub mod review;
 pub mod reviewers;
+pub mod rules;

@@ -93,7 +93,7 @@ pub struct Prepared {
     ignored: Vec<NotReviewed>,
     /// `--record` / `--replay`.
     recording: Option<providers::Recording>,
-    /// Reviewers left out for want of context, and why.
+    /// Rules drifted from the lock; reviewers left out for want of context, and why.
     context_notes: Vec<String>,
     /// Reviewers whose context could not be gathered: (name, why).
     context_failures: Vec<(String, String)>,
@@ -125,14 +125,21 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     if !(args.force && everything_ignored) {
         change.files.retain(|f| !ignored.iter().any(|(p, _)| p == f.diff.path()));
     }
-    let all = rules::load(git.root())?;
+    let ruleset = crate::ruleset::RuleSet::load(git, &settings.file, env)?;
+    if args.locked {
+        crate::ruleset::ensure_locked(&ruleset, git.root())?;
+    }
     let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
-    let selected: Vec<_> = rules::select(&all, &paths, &settings.disable, &settings.only)
+    let selected: Vec<_> = rules::select(&ruleset.all, &paths, &settings.disable, &settings.only)
         .into_iter()
         .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
         .map(|(r, _)| r.clone())
         .collect();
-    let rules_version = rules::version(&selected.iter().collect::<Vec<_>>());
+    let ran = rules::version(&selected.iter().collect::<Vec<_>>());
+    let (rules_version, lock_note) = ruleset.version(git.root(), &ran)?;
+    if let Some(note) = &lock_note {
+        eprintln!("gauntlet: warning: {note}");
+    }
     let specs = providers::specs(&settings)?;
     let state_key = state::review_key(&change, &rules_version, &settings, &specs);
     // A replay repeats a recorded run, which marked its head as reviewed.
@@ -194,7 +201,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         opts,
         ignored,
         recording,
-        context_notes: context.notes,
+        context_notes: lock_note.into_iter().chain(context.notes).collect(),
         context_failures: context.failures,
     })))
 }
