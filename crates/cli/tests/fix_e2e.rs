@@ -64,7 +64,9 @@ async fn fix_from_a_report_keeps_partial_progress_and_marks_the_unconverged_patc
         ),
     ];
     let (server, fake) = Fake::start(Wire::Anthropic, scripts).await;
-    let args = ["fix", "--from", "report.json", "--rounds", "2", "--out", "patches", "--format", "json"];
+    let check = "echo \"key=${ANTHROPIC_API_KEY:-withheld}\"";
+    let args =
+        ["fix", "--from", "report.json", "--rounds", "2", "--out", "patches", "--format", "json", "--check", check];
     let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
     assert_eq!(code, 0, "{stderr}");
     let report: Value = serde_json::from_str(&stdout).unwrap();
@@ -84,6 +86,10 @@ async fn fix_from_a_report_keeps_partial_progress_and_marks_the_unconverged_patc
     let usage = report["usage"].as_array().unwrap();
     assert!(usage.iter().any(|u| u["step"] == "adversary" && u["calls"] == 3), "{usage:?}");
     assert_eq!(fake.count("report_find"), 0, "no review ran: the findings came from the report");
+    let critiques: Vec<String> =
+        fake.seen().iter().filter(|s| s.step == "report_critique").map(|s| s.body.to_string()).collect();
+    assert!(critiques.iter().all(|c| c.contains("key=withheld")), "the check ran without the API key");
+    assert!(!stdout.contains("test-key-anthropic") && critiques.iter().all(|c| !c.contains("test-key-anthropic")));
 
     let (code, _, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
     assert_eq!(code, 2, "existing patch files are never overwritten");

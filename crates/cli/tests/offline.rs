@@ -40,3 +40,16 @@ fn inference_offline_review_of_the_example_prints_the_funnel() {
     assert!(stdout.contains("not for real review quality"), "the tiny-model note is missing:\n{stdout}");
     assert!(started.elapsed().as_secs() < 600, "the offline example review must finish within 10 minutes");
 }
+
+/// The loop's contracts turn into grammars the embedded model can be held to, with
+/// answers to issues bounded by the issues raised.
+#[test]
+fn loop_contracts_compile_to_local_grammars() {
+    use gauntlet_local::grammar::from_schema;
+    use gauntlet_loop::contract::{critique_schema, draft_schema};
+    from_schema(&critique_schema()).expect("the adversary contract has a grammar");
+    let first = from_schema(&draft_schema("document", 4_000, 0)).expect("a first draft has a grammar");
+    assert!(first.gbnf.contains("\"\\\"addressed\\\":\" \"[]\""), "nothing to answer yet: {}", first.gbnf);
+    let later = from_schema(&draft_schema("patch", 24_000, 3)).expect("a later draft has a grammar");
+    assert!(later.max_bytes > first.max_bytes);
+}

@@ -19,9 +19,6 @@ pub const NOTE_MAX: usize = 400;
 /// Issues one adversary answer may raise: enough for a real review, bounded so a
 /// grammar-constrained model cannot ramble.
 pub const MAX_ISSUES: usize = 10;
-/// Upper bound on an issue number in `addressed` (the schema needs a bound; the
-/// parser checks the real one, the number of issues raised).
-const ISSUE_NUMBER_MAX: u64 = MAX_ISSUES as u64 + 1;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -196,8 +193,15 @@ pub fn critique_schema() -> Value {
     })
 }
 
-/// The primary schema, with its work in `field` of at most `max` characters.
-pub fn draft_schema(field: &str, max: usize) -> Value {
+/// The primary schema, with its work in `field` of at most `max` characters,
+/// answering a review that raised `raised` issues. The bounds follow the review, so
+/// a grammar-constrained model cannot answer issues that were never raised.
+pub fn draft_schema(field: &str, max: usize, raised: usize) -> Value {
+    let issue = if raised == 0 {
+        json!({"type": "integer", "minimum": 1})
+    } else {
+        json!({"type": "integer", "enum": (1..=raised).collect::<Vec<_>>()})
+    };
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -206,13 +210,13 @@ pub fn draft_schema(field: &str, max: usize) -> Value {
             field: {"type": "string", "maxLength": max},
             "addressed": {
                 "type": "array",
-                "maxItems": MAX_ISSUES,
+                "maxItems": raised,
                 "items": {
                     "type": "object",
                     "additionalProperties": false,
                     "required": ["issue", "resolution", "note"],
                     "properties": {
-                        "issue": {"type": "integer", "minimum": 1, "maximum": ISSUE_NUMBER_MAX},
+                        "issue": issue,
                         "resolution": {"type": "string", "enum": ["fixed", "disputed"]},
                         "note": {"type": "string", "maxLength": NOTE_MAX}
                     }
@@ -277,6 +281,15 @@ mod tests {
         assert!(parse_draft(r#"{"patch":"x"}"#, "patch", 100, 0).is_err());
         assert!(parse_draft(r#"{"patch":"x","addressed":[],"why":"y"}"#, "patch", 100, 0).is_err());
         assert!(parse_draft(r#"{"patch":"xxxx","addressed":[]}"#, "patch", 3, 0).is_err());
+    }
+
+    #[test]
+    fn the_draft_schema_allows_answers_only_to_raised_issues() {
+        let first = draft_schema("patch", 100, 0);
+        assert_eq!(first["properties"]["addressed"]["maxItems"], 0);
+        let later = draft_schema("patch", 100, 3);
+        assert_eq!(later["properties"]["addressed"]["maxItems"], 3);
+        assert_eq!(later["properties"]["addressed"]["items"]["properties"]["issue"]["enum"], json!([1, 2, 3]));
     }
 
     #[test]

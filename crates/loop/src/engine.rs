@@ -33,18 +33,30 @@ impl Kind {
             Kind::Document => "document",
         }
     }
-    /// Longest work the primary may return, in characters.
+    /// Longest work the primary may ever return, in characters.
     pub fn max_chars(self) -> usize {
         match self {
             Kind::Patch => 24_000,
             Kind::Document => 48_000,
         }
     }
-    fn max_tokens(self) -> u32 {
-        match self {
-            Kind::Patch => 8_192,
-            Kind::Document => 16_384,
-        }
+}
+
+/// How long the primary's answer may be: its work in characters, the whole answer
+/// in tokens. The token allowance is what the budget reserves for each call, and
+/// what a grammar-constrained local model may fill, so it should fit the task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    pub chars: usize,
+    pub tokens: u32,
+}
+
+impl Limit {
+    /// Room for `chars` characters of work (about 3 characters a token once escaped
+    /// into JSON) and a few short notes.
+    pub fn for_chars(chars: usize) -> Limit {
+        let tokens = (chars / 3 + 1_024).min(u32::MAX as usize) as u32;
+        Limit { chars, tokens }
     }
 }
 
@@ -87,6 +99,10 @@ pub trait Task: Send + Sync {
     /// The work before any revision (judged first in the inverted flow).
     fn start(&self) -> String;
     fn fence(&self) -> &Fence;
+    /// How long the primary's answer may be.
+    fn limit(&self) -> Limit {
+        Limit::for_chars(self.kind().max_chars())
+    }
     async fn inspect(&self, work: &str) -> Inspection;
 }
 
@@ -244,11 +260,12 @@ impl State<'_> {
     async fn primary_turn(&mut self, direction: Option<&str>) -> Result<Draft, Stop> {
         let kind = self.task.kind();
         let feedback = self.rounds.last().map(|r| prompt::feedback(r, kind.field(), direction));
-        let mut req = match self.primary.take() {
-            Some(req) => req,
-            None => self.request("primary", "report_work", contract::draft_schema(kind.field(), kind.max_chars())),
-        };
-        req.max_tokens = kind.max_tokens();
+        let raised = self.rounds.last().map_or(0, |r| r.issues.len());
+        let limit = self.task.limit();
+        let schema = contract::draft_schema(kind.field(), limit.chars, raised);
+        let mut req = self.primary.take().unwrap_or_else(|| self.request("primary", "report_work", schema.clone()));
+        req.schema = Some(Schema { name: "report_work".into(), json: schema });
+        req.max_tokens = limit.tokens;
         let text = match (req.turns.is_empty(), feedback) {
             (true, Some(f)) => format!("{}\n{f}", self.task.brief()),
             (true, None) => self.task.brief(),
@@ -256,9 +273,8 @@ impl State<'_> {
             (false, None) => unreachable!("the primary speaks again only after a round"),
         };
         req.turns.push(Turn::user(text));
-        let raised = self.rounds.last().map_or(0, |r| r.issues.len());
         let parse =
-            |text: &str| contract::parse_draft(text, kind.field(), kind.max_chars(), raised).map_err(|e| e.to_string());
+            |text: &str| contract::parse_draft(text, kind.field(), limit.chars, raised).map_err(|e| e.to_string());
         let (draft, req) = self.meter.ask(req, &mut self.spent, parse).await?;
         self.primary = Some(req);
         Ok(draft)

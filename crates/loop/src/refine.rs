@@ -1,7 +1,7 @@
 //! `gauntlet refine`: the loop on a document (a design spec, a plan) toward a goal
 //! the user states. Nothing to inspect: the adversary judges each revision as is.
 
-use crate::engine::{Inspection, Kind, Task};
+use crate::engine::{Inspection, Kind, Limit, Task};
 use gauntlet_review::fence::Fence;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -19,6 +19,7 @@ pub enum RefineError {
 /// One document and its goal.
 pub struct Refine {
     document: String,
+    limit: Limit,
     fence: Fence,
     shared: String,
 }
@@ -37,7 +38,10 @@ impl Refine {
             return Err(RefineError::TooLarge { name: name.into(), chars, max });
         }
         let shared = crate::prompt::refine_shared(name, goal.trim(), document, &fence);
-        Ok(Refine { document: document.to_string(), fence, shared })
+        // A revision may well grow, but not without bound: twice the original and
+        // some room, so a model that will not stop is cut off early.
+        let limit = Limit::for_chars((2 * chars + 4_000).min(max));
+        Ok(Refine { document: document.to_string(), limit, fence, shared })
     }
 }
 
@@ -57,6 +61,9 @@ impl Task for Refine {
     }
     fn fence(&self) -> &Fence {
         &self.fence
+    }
+    fn limit(&self) -> Limit {
+        self.limit
     }
     async fn inspect(&self, work: &str) -> Inspection {
         if work.trim().is_empty() {

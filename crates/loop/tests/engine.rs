@@ -249,3 +249,15 @@ async fn a_steer_reaches_the_primary_and_accepting_keeps_the_current_draft() {
     assert!(second.contains("Focus on the data migration") && second.contains(A));
     assert_eq!(out.rounds[1].steer.as_deref(), Some("Focus on the data migration"));
 }
+
+#[tokio::test]
+async fn a_revision_may_grow_but_not_without_bound() {
+    let p = Scripted::new();
+    p.script("primary", None, drafts(1));
+    p.script("adversary", None, vec![approved()]);
+    run_with(&p, 10, Flow::Standard, Budget::default(), None).await;
+    let req = &p.seen_step("primary")[0];
+    let max = req.schema.as_ref().unwrap().json["properties"]["document"]["maxLength"].as_u64().unwrap();
+    assert_eq!(max as usize, 2 * ORIGINAL.len() + 4_000);
+    assert!(req.max_tokens < 4_000, "the answer allowance follows the document: {}", req.max_tokens);
+}

@@ -80,6 +80,9 @@ pub fn run(git: &Git, config: Option<&Path>, args: &FixArgs, env: &Env, is_tty: 
         fix_run.jobs,
         work.models.label(Tier::Standard)
     );
+    if let Some(note) = crate::offline::tiny_model_note(&work.models.label(Tier::Standard)) {
+        eprintln!("gauntlet: note: {note}");
+    }
     let results = runtime.block_on(fix_all(&work.items, &fix_run, &meter));
     let mut usage = work.review_usage;
     usage.extend(meter.usage());

@@ -52,6 +52,9 @@ pub fn run(root: &Path, config: Option<&Path>, args: &RefineArgs, env: &Env, is_
     let label = models.label(gauntlet_model::Tier::Standard);
     let meter = Meter::new(models, settings.prices.clone(), settings.budget);
     eprintln!("gauntlet: refining {name}, up to {} rounds, on {label}", settings_loop.rounds);
+    if let Some(note) = crate::offline::tiny_model_note(&label) {
+        eprintln!("gauntlet: note: {note}");
+    }
     let user = Keyboard;
     let steer: Option<&dyn Steer> = if args.interactive { Some(&user) } else { None };
     let runtime = tokio::runtime::Runtime::new()?;

@@ -30,6 +30,19 @@ pub enum SandboxError {
     Spawn(std::io::Error),
 }
 
+/// Credentials a check command never gets: it runs model-written code, and its
+/// output goes back to a model.
+pub const WITHHELD_ENV: [&str; 8] = [
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GITLAB_TOKEN",
+    "CI_JOB_TOKEN",
+    "SYSTEM_ACCESSTOKEN",
+    "AZURE_DEVOPS_EXT_PAT",
+];
+
 /// The user's check command (`--check "CMD"`).
 #[derive(Clone, Debug)]
 pub struct Check {
@@ -226,6 +239,9 @@ async fn run_check(dir: &Path, check: &Check) -> Ran {
         .stderr(Stdio::null())
         .process_group(0)
         .kill_on_drop(true);
+    for name in WITHHELD_ENV {
+        cmd.env_remove(name);
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => return Ran { code: None, timed_out: None, output: format!("could not start sh: {e}") },

@@ -138,7 +138,7 @@ fn total(usage: &[StepUsage]) -> (u32, u64, Option<f64>) {
 
 /// The summary for people.
 pub fn render(report: &FixReport) -> String {
-    let mut rows = vec![["#", "item", "exit", "rounds", "open issues", "patch"].map(String::from).to_vec()];
+    let mut rows = vec![["#", "item", "exit", "rounds", "open issues", "cost", "patch"].map(String::from).to_vec()];
     for (i, item) in report.items.iter().enumerate() {
         let patch = match (&item.file, &item.patch) {
             (Some(f), _) => clean(f),
@@ -152,10 +152,11 @@ pub fn render(report: &FixReport) -> String {
             exit,
             item.rounds.to_string(),
             item.open_summary(),
+            item.spent.cost.map_or("n/a".to_string(), |c| format!("${c:.4}")),
             patch,
         ]);
     }
-    let widths: Vec<usize> = (0..6).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..7).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
     let short = &report.head[..report.head.len().min(12)];
     let flow = match report.flow {
         Flow::Standard => "standard",
@@ -189,6 +190,19 @@ pub fn render(report: &FixReport) -> String {
         report.items.len(),
         report.wall_ms as f64 / 1000.0
     ));
+    for u in &report.usage {
+        let cost = u.cost.map_or("n/a".to_string(), |c| format!("${c:.4}"));
+        out.push_str(&format!(
+            "  {:<10} {:<8} {} · {} calls · in {} (cached {}) · out {} · {cost}\n",
+            u.step,
+            u.tier,
+            clean(&u.model),
+            u.calls,
+            u.input,
+            u.cached,
+            u.output
+        ));
+    }
     for note in &report.notes {
         out.push_str(&format!("note: {}\n", clean(note)));
     }
