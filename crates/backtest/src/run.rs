@@ -11,9 +11,11 @@ use crate::score::{Reported, Spend, score_case, tally_reviewers};
 use gauntlet_change::git::Git;
 use gauntlet_change::{Change, ChangeError, Target};
 use gauntlet_model::Tier;
+use gauntlet_review::context::{self, ContextError, Sources, feedback};
 use gauntlet_review::fence::Fence;
 use gauntlet_review::gate::{self, Decision, GateConfig, GateInput, PrMeta};
-use gauntlet_review::pipeline::{self, Input, Models, RepoHead};
+use gauntlet_review::pipeline::{self, Input, Models, RepoHead, RepoRead};
+use gauntlet_review::review::Gap;
 use gauntlet_review::rules::{self, Reviewer, RuleError};
 use gauntlet_review::{Review, guidance};
 use std::collections::BTreeMap;
@@ -39,6 +41,9 @@ pub struct Setup {
     pub disable: Vec<String>,
     pub only: Vec<String>,
     pub deep: Option<DeepRule>,
+    /// What context gathering is configured with (history window, token files);
+    /// prior feedback is read from each case repository's export file.
+    pub context: context::Config,
     /// Also run the single-pass baseline on every case.
     pub baseline: bool,
     pub tolerance: u32,
@@ -63,6 +68,10 @@ pub enum CaseError {
     EmptyChange,
     #[error("no reviewer applies to the changed files (see `gauntlet reviewers` in the case repository)")]
     NoReviewer,
+    #[error("no selected reviewer has anything to work with: {0}")]
+    NothingToWorkWith(String),
+    #[error(transparent)]
+    Context(#[from] ContextError),
     #[error("every reviewer failed, so nothing was reviewed: {0}")]
     NothingReviewed(String),
     #[error("baseline: {0}")]
@@ -121,22 +130,15 @@ fn review_case(
         return Err(CaseError::EmptyChange);
     }
     let changed_lines = apply_gate(git, &mut change, &setup.gate, result)?;
-    let selected = reviewers(git, &change, setup)?;
     let guidance = guidance::load(git, &change)?;
     let head = RepoHead::new(git, &change)?;
-    // The context reviewers ask for (history, consumers) is gathered as `review`
-    // gathers it; a reviewer with nothing to work with does not run here either.
-    let config = gauntlet_review::context::Config::default();
-    let sources = gauntlet_review::context::Sources { git, change: &change, head: &head, config: &config };
-    let selected = gauntlet_review::context::prepare(&sources, selected).reviewers;
-    if selected.is_empty() {
-        return Err(CaseError::NoReviewer);
-    }
+    let prepared = reviewers(git, &change, &head, setup)?;
+    let selected = prepared.reviewers;
     let fence = match &setup.fence {
         Some(boundary) => Fence::fixed(boundary),
         None => {
             let mut untrusted = gauntlet_review::prompt::untrusted_texts(&change, &guidance);
-            untrusted.extend(gauntlet_review::context::untrusted_texts(&selected));
+            untrusted.extend(context::untrusted_texts(&selected));
             Fence::new(&mut rand::rng(), untrusted)
         }
     };
@@ -148,11 +150,17 @@ fn review_case(
     let input = Input { change: &change, reviewers: selected, guidance, head: &head, rules_version, fence };
     let mut options = setup.options.clone();
     options.deep = setup.deep.as_ref().and_then(|rule| rule(&change, changed_lines));
-    let review = runtime.block_on(pipeline::run(&input, &models, &options));
+    let mut review = runtime.block_on(pipeline::run(&input, &models, &options));
     if review.nothing_reviewed() {
         let why = review.gaps.first().map_or_else(String::new, |g| g.message.clone());
         return Err(CaseError::NothingReviewed(why));
     }
+    review.gaps.extend(prepared.failures.into_iter().map(|(name, message)| Gap {
+        step: "context".into(),
+        reviewer: Some(name),
+        finding: None,
+        message,
+    }));
     result.gauntlet = Some(score_pipeline(case, &review, setup.tolerance));
     if setup.baseline {
         let tier = options.route(Tier::Standard);
@@ -165,8 +173,10 @@ fn review_case(
     Ok(())
 }
 
-/// The reviewers that run on the change, as `gauntlet review` would choose them.
-fn reviewers(git: &Git, change: &Change, setup: &Setup) -> Result<Vec<Reviewer>, CaseError> {
+/// The reviewers that run on the change, with the context they ask for, as
+/// `gauntlet review` would choose them. Prior feedback comes only from the case
+/// repository's export file: a backtest never asks a code host.
+fn reviewers(git: &Git, change: &Change, head: &dyn RepoRead, setup: &Setup) -> Result<context::Prepared, CaseError> {
     let all = rules::load(git.root())?;
     let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
     let selected: Vec<Reviewer> = rules::select(&all, &paths, &setup.disable, &setup.only)
@@ -177,7 +187,15 @@ fn reviewers(git: &Git, change: &Change, setup: &Setup) -> Result<Vec<Reviewer>,
     if selected.is_empty() {
         return Err(CaseError::NoReviewer);
     }
-    Ok(selected)
+    let mut config = setup.context.clone();
+    if let Ok(text) = std::fs::read_to_string(git.root().join(feedback::EXPORT_FILE)) {
+        config.feedback = feedback::parse_jsonl(feedback::EXPORT_FILE, &text)?;
+    }
+    let prepared = context::prepare(&Sources { git, change, head, config: &config }, selected);
+    if prepared.reviewers.is_empty() && prepared.failures.is_empty() {
+        return Err(CaseError::NothingToWorkWith(prepared.notes.join("; ")));
+    }
+    Ok(prepared)
 }
 
 /// Record what the gate would have decided (the backtest reviews regardless), and

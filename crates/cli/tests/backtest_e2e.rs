@@ -48,7 +48,7 @@ fn scripts() -> Vec<Script> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backtest_of_the_sample_corpus_scores_both_sides() {
     let dir = tempfile::tempdir().unwrap();
-    let (server, _fake) = Fake::start(Wire::Anthropic, scripts()).await;
+    let (server, fake) = Fake::start(Wire::Anthropic, scripts()).await;
     let args = ["backtest", &corpus(), "--baseline", "--jobs", "2", "--format", "json"];
     let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
     assert_eq!(code, 0, "stderr: {stderr}\nstdout: {stdout}");
@@ -66,6 +66,10 @@ async fn backtest_of_the_sample_corpus_scores_both_sides() {
     assert_eq!(report["comparison"]["fp_reduction"], 1.0, "no false positive against eleven");
     assert_eq!(report["comparison"]["recall_change"], 0.0);
     assert!(stderr.contains("py-sync-cursor-reset: 1 published, 1/1 known defect(s) caught"), "{stderr}");
+    // Reviewers get the context they ask for, as in `gauntlet review`: the contract
+    // reviewer runs with the consumers of the shapes a change touches.
+    let drift = fake.seen().into_iter().filter(|s| s.step == "find" && s.reviewer.as_deref() == Some("contract-drift"));
+    assert!(drift.map(|s| s.body.to_string()).any(|b| b.contains("consumer ")), "no consumers were gathered");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -151,6 +151,7 @@ pub fn setup(provider: Arc<Scripted>, baseline: bool, tolerance: u32) -> Setup {
         disable: Vec::new(),
         only: Vec::new(),
         deep: None,
+        context: gauntlet_review::context::Config::default(),
         baseline,
         tolerance,
         jobs: 2,

@@ -87,6 +87,11 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         disable: settings.disable.clone(),
         only: settings.only.clone(),
         deep: Some(deep),
+        context: gauntlet_review::context::Config {
+            history_days: settings.file.context.history_days.unwrap_or(gauntlet_review::context::history::DEFAULT_DAYS),
+            token_files: settings.file.context.token_files.clone(),
+            ..gauntlet_review::context::Config::default()
+        },
         baseline: args.baseline,
         tolerance: args.tolerance,
         jobs: args.jobs,
