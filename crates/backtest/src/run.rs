@@ -16,7 +16,7 @@ use gauntlet_review::fence::Fence;
 use gauntlet_review::gate::{self, Decision, GateConfig, GateInput, PrMeta};
 use gauntlet_review::pipeline::{self, Input, Models, RepoHead, RepoRead};
 use gauntlet_review::review::Gap;
-use gauntlet_review::rules::{self, Reviewer, RuleError};
+use gauntlet_review::rules::{self, Channel, Reviewer, RuleError};
 use gauntlet_review::{Review, guidance};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,6 +37,9 @@ pub struct Setup {
     pub case_models: Option<CaseModels>,
     pub options: pipeline::Options,
     pub gate: GateConfig,
+    /// The external rules channel configured where the backtest runs, if any: its
+    /// reviewers join the built-ins and each case repository's own.
+    pub channel: Option<Channel>,
     /// Reviewer names turned off, and the only ones to run (when not empty).
     pub disable: Vec<String>,
     pub only: Vec<String>,
@@ -177,7 +180,7 @@ fn review_case(
 /// `gauntlet review` would choose them. Prior feedback comes only from the case
 /// repository's export file: a backtest never asks a code host.
 fn reviewers(git: &Git, change: &Change, head: &dyn RepoRead, setup: &Setup) -> Result<context::Prepared, CaseError> {
-    let all = rules::load(git.root())?;
+    let all = rules::load_with(git.root(), setup.channel.as_ref())?;
     let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
     let selected: Vec<Reviewer> = rules::select(&all, &paths, &setup.disable, &setup.only)
         .into_iter()

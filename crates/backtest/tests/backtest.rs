@@ -234,3 +234,23 @@ fn markdown_report_shows_totals_cases_and_unmatched_findings() {
     // auth 3/2/2/2, names 1/1/0/0 (disproved), page nothing.
     assert!(md.contains("funnel over the scored cases: 4 candidates, 3 grounded, 2 survived, 2 published"), "{md}");
 }
+
+#[test]
+fn reviewers_from_an_external_rules_channel_join_the_built_ins() {
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    let channel = tempfile::tempdir().unwrap();
+    std::fs::create_dir(channel.path().join("rules")).unwrap();
+    let rule = "+++\nname = \"house-style\"\ndescription = \"The team's own checks\"\napplies_to = [\"**/*.py\"]\n\
+                tier = \"standard\"\nmax_findings = 3\nenabled = true\n+++\nLook for what the team cares about.\n";
+    std::fs::write(channel.path().join("rules/house-style.md"), rule).unwrap();
+    let cases = corpus::load(dir.path()).unwrap();
+    let provider = Scripted::new(scripts());
+    let mut setup = setup(provider.clone(), false, 3);
+    setup.channel = Some(gauntlet_review::rules::Channel { dir: channel.path().to_path_buf(), tag: "v1".into() });
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    run_all(&cases, &setup, runtime.handle(), &|_| {});
+    let seen = provider.seen.lock().unwrap();
+    let house = seen.iter().filter(|(step, r)| step == "find" && r.as_deref() == Some("house-style")).count();
+    assert_eq!(house, 2, "the channel's reviewer ran on the two Python cases");
+}

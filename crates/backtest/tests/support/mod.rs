@@ -148,6 +148,7 @@ pub fn setup(provider: Arc<Scripted>, baseline: bool, tolerance: u32) -> Setup {
         case_models: None,
         options: Options::default(),
         gate: GateConfig::default(),
+        channel: None,
         disable: Vec::new(),
         only: Vec::new(),
         deep: None,

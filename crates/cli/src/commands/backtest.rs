@@ -9,6 +9,7 @@ use anyhow::{Context, Result, bail};
 use gauntlet_backtest::corpus::Case;
 use gauntlet_backtest::report::{CaseResult, Meta, summarise};
 use gauntlet_backtest::run::{CaseModels, DeepRule, Setup, run_all};
+use gauntlet_change::git::Git;
 use gauntlet_model::record::Recorder;
 use gauntlet_model::{Provider, Tier};
 use gauntlet_review::fence::Fence;
@@ -49,11 +50,16 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
     let cases = gauntlet_backtest::corpus::load(&corpus_dir)?;
     // Models, prices and review settings come from where gauntlet runs (its
     // gauntlet.toml), never from the case repositories.
-    let root = gauntlet_change::git::Git::discover(dir).map(|g| g.root().to_path_buf()).unwrap_or(dir.to_path_buf());
+    let root = Git::discover(dir).map(|g| g.root().to_path_buf()).unwrap_or(dir.to_path_buf());
     let settings = Arc::new(Settings::resolve(&root, config, &review_args(args), env, false)?);
     gauntlet_review::gate::globset(&settings.file.gate.deep_paths)
         .map_err(|e| anyhow::anyhow!("[gate] deep_paths in gauntlet.toml: {e}"))?;
     let specs = providers::specs(&settings)?;
+    // An external rules channel configured here is fetched once and used for every case.
+    let channel = match settings.file.rules.git.is_some() {
+        true => crate::ruleset::RuleSet::load(&Git::at(&root), &settings.file, env)?.channel.map(|(c, _)| c),
+        false => None,
+    };
     let misses: Arc<Mutex<Vec<String>>> = Arc::default();
     // A replay calls no model, so it needs no key: even the shared models are replayers.
     let shared = args.replay.as_ref().map(|dir| Recording {
@@ -84,6 +90,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         case_models,
         options,
         gate: settings.gate.clone(),
+        channel,
         disable: settings.disable.clone(),
         only: settings.only.clone(),
         deep: Some(deep),
