@@ -1,0 +1,108 @@
+//! GitLab: merge-request notes and discussions, with diff positions.
+
+use super::*;
+use gauntlet_publish::gitlab::{Config, GitLab};
+use serde_json::json;
+
+pub struct GitLabWire {
+    pub head: String,
+}
+
+const MR: &str = "/api/v4/projects/7/merge_requests/3";
+
+pub async fn start(head: &str) -> Fake {
+    let make = |uri: &str| -> Box<dyn CodeHost> {
+        let api_url = format!("{uri}/api/v4");
+        Box::new(
+            GitLab::new(Config { api_url, project: "7".into(), merge_request: 3, token: "glpat-fake".into() }).unwrap(),
+        )
+    };
+    Fake::start(GitLabWire { head: head.to_string() }, make, |t| t.resolved = true).await
+}
+
+fn user(author: &str) -> Value {
+    if author == PIPELINE {
+        json!({"id": 42, "username": "project_7_bot"})
+    } else {
+        json!({"id": 7, "username": author})
+    }
+}
+
+fn discussion(t: &FakeThread) -> Value {
+    let notes: Vec<Value> = t
+        .notes
+        .iter()
+        .map(|n| {
+            let mut note = json!({"id": n.id, "body": n.body, "author": user(&n.author), "system": false});
+            if t.path.is_some() {
+                note["resolvable"] = json!(true);
+                note["resolved"] = json!(t.resolved);
+                note["position"] = json!({"new_path": t.path, "new_line": t.line});
+            }
+            note
+        })
+        .collect();
+    json!({"id": format!("d{}", t.id), "individual_note": t.path.is_none(), "notes": notes})
+}
+
+impl Wire for GitLabWire {
+    fn answer(&self, s: &mut State, method: &str, path: &str, _query: &str, body: &Value) -> ResponseTemplate {
+        let Some(rest) = path.strip_prefix(MR) else {
+            return if path == "/api/v4/user" { json(user(PIPELINE)) } else { not_found(path) };
+        };
+        let thread_id = || rest.split('/').nth(2).and_then(|d| d.trim_start_matches('d').parse::<u64>().ok());
+        match (method, rest) {
+            ("GET", "") => json(
+                json!({"iid": 3, "diff_refs": {"base_sha": "b".repeat(40), "start_sha": "s".repeat(40), "head_sha": self.head}}),
+            ),
+            ("GET", "/discussions") => {
+                let list: Vec<Value> = s.threads.iter().map(discussion).collect();
+                json(json!(list)).insert_header("x-next-page", "")
+            }
+            ("POST", "/notes") => {
+                let id = s.add(None, None, PIPELINE, body["body"].as_str().unwrap_or_default());
+                created(json!({"id": id}))
+            }
+            ("PUT", r) if r.starts_with("/notes/") => edit(s, id_after(r, "notes"), body),
+            ("POST", "/discussions") => {
+                let p = &body["position"];
+                for key in ["base_sha", "start_sha", "head_sha", "new_path", "old_path"] {
+                    if !p[key].is_string() {
+                        s.errors.push(format!("position without {key}: {p}"));
+                    }
+                }
+                if p["position_type"] != "text" || !p["new_line"].is_u64() {
+                    s.errors.push(format!("position not on a new-side line: {p}"));
+                }
+                let line = p["new_line"].as_u64().map(|l| l as u32);
+                let id = s.add(
+                    p["new_path"].as_str().map(str::to_string),
+                    line,
+                    PIPELINE,
+                    body["body"].as_str().unwrap_or_default(),
+                );
+                created(json!({"id": format!("d{id}")}))
+            }
+            ("PUT", r) if r.contains("/notes/") => edit(s, id_after(r, "notes"), body),
+            ("PUT", r) if r.starts_with("/discussions/") => match thread_id().and_then(|id| s.thread_mut(id)) {
+                Some(t) => {
+                    t.resolved = body["resolved"].as_bool().unwrap_or(t.resolved);
+                    json(json!({"id": format!("d{}", t.id)}))
+                }
+                None => not_found(r),
+            },
+            _ => not_found(path),
+        }
+    }
+}
+
+fn edit(s: &mut State, note: Option<u64>, body: &Value) -> ResponseTemplate {
+    match note.and_then(|id| s.note_mut(id)) {
+        Some(n) if n.author == PIPELINE => {
+            n.body = body["body"].as_str().unwrap_or_default().to_string();
+            json(json!({"id": n.id}))
+        }
+        Some(_) => ResponseTemplate::new(403),
+        None => not_found("note"),
+    }
+}

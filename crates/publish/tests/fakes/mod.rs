@@ -1,0 +1,183 @@
+//! Stateful in-process fakes of the three code hosts: each keeps the pull
+//! request's comments in memory and answers the REST (and GitHub's GraphQL)
+//! calls the publisher makes, so a test can run the publisher many times and
+//! then look at what a person would see.
+#![allow(dead_code)]
+
+pub mod azure;
+pub mod github;
+pub mod gitlab;
+
+use gauntlet_publish::CodeHost;
+use serde_json::Value;
+use std::sync::{Arc, Mutex, MutexGuard};
+use wiremock::{Mock, MockServer, Respond, ResponseTemplate, matchers::any};
+
+/// Who wrote a note: the pipeline's token, or a person.
+pub const PIPELINE: &str = "pipeline";
+pub const PERSON: &str = "alice";
+
+#[derive(Clone, Debug)]
+pub struct Note {
+    pub id: u64,
+    pub author: String,
+    pub body: String,
+}
+
+/// A thread on the pull request; `path` is `None` for a general comment.
+#[derive(Clone, Debug)]
+pub struct FakeThread {
+    pub id: u64,
+    pub path: Option<String>,
+    pub line: Option<u32>,
+    pub resolved: bool,
+    /// Azure DevOps' status word; the other hosts only use `resolved`.
+    pub status: String,
+    pub notes: Vec<Note>,
+}
+
+#[derive(Debug, Default)]
+pub struct State {
+    next: u64,
+    pub threads: Vec<FakeThread>,
+    /// Writes answered 403, as a fork's read-only token gets.
+    pub deny_writes: bool,
+    /// Requests that changed something.
+    pub writes: usize,
+    /// Problems with request shapes the fake noticed; a test asserts it stays empty.
+    pub errors: Vec<String>,
+}
+
+impl State {
+    pub fn id(&mut self) -> u64 {
+        self.next += 1;
+        self.next
+    }
+
+    pub fn add(&mut self, path: Option<String>, line: Option<u32>, author: &str, body: &str) -> u64 {
+        let (thread, note) = (self.id(), self.id());
+        let n = Note { id: note, author: author.into(), body: body.into() };
+        let status = "active".to_string();
+        self.threads.push(FakeThread { id: thread, path, line, resolved: false, status, notes: vec![n] });
+        thread
+    }
+
+    pub fn note_mut(&mut self, note: u64) -> Option<&mut Note> {
+        self.threads.iter_mut().flat_map(|t| t.notes.iter_mut()).find(|n| n.id == note)
+    }
+
+    pub fn thread_mut(&mut self, id: u64) -> Option<&mut FakeThread> {
+        self.threads.iter_mut().find(|t| t.id == id)
+    }
+}
+
+/// A host-specific wire format over the shared [`State`].
+pub trait Wire: Send + Sync + 'static {
+    fn answer(&self, state: &mut State, method: &str, path: &str, query: &str, body: &Value) -> ResponseTemplate;
+}
+
+struct Responder<W: Wire> {
+    wire: W,
+    state: Arc<Mutex<State>>,
+}
+
+impl<W: Wire> Respond for Responder<W> {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let mut state = self.state.lock().unwrap();
+        let method = request.method.as_str().to_string();
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        let write = method != "GET"
+            && !(method == "POST"
+                && request.url.path().ends_with("/graphql")
+                && !body["query"].as_str().unwrap_or("").starts_with("mutation"));
+        if write {
+            if state.deny_writes {
+                return ResponseTemplate::new(403)
+                    .set_body_json(serde_json::json!({"message": "Resource not accessible by integration"}));
+            }
+            state.writes += 1;
+        }
+        self.wire.answer(&mut state, &method, request.url.path(), request.url.query().unwrap_or(""), &body)
+    }
+}
+
+/// A running fake host.
+pub struct Fake {
+    pub server: MockServer,
+    pub state: Arc<Mutex<State>>,
+    make: Box<dyn Fn(&str) -> Box<dyn CodeHost> + Send + Sync>,
+    /// Marks a thread resolved the way a person would on this host.
+    dismiss: fn(&mut FakeThread),
+}
+
+impl Fake {
+    pub async fn start<W: Wire>(
+        wire: W,
+        make: impl Fn(&str) -> Box<dyn CodeHost> + Send + Sync + 'static,
+        dismiss: fn(&mut FakeThread),
+    ) -> Fake {
+        let server = MockServer::start().await;
+        let state = Arc::new(Mutex::new(State::default()));
+        Mock::given(any()).respond_with(Responder { wire, state: state.clone() }).mount(&server).await;
+        Fake { server, state, make: Box::new(make), dismiss }
+    }
+
+    pub fn host(&self) -> Box<dyn CodeHost> {
+        (self.make)(&self.server.uri())
+    }
+
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap()
+    }
+
+    /// General comments by the pipeline that carry the overview marker.
+    pub fn overviews(&self) -> Vec<String> {
+        let s = self.state();
+        s.threads
+            .iter()
+            .filter(|t| t.path.is_none() && t.notes[0].author == PIPELINE)
+            .filter(|t| t.notes[0].body.starts_with("<!-- gauntlet:overview"))
+            .map(|t| t.notes[0].body.clone())
+            .collect()
+    }
+
+    /// Inline threads, in creation order.
+    pub fn inline(&self) -> Vec<FakeThread> {
+        self.state().threads.iter().filter(|t| t.path.is_some()).cloned().collect()
+    }
+
+    pub fn dismiss(&self, thread: u64) {
+        let mut s = self.state();
+        let t = s.thread_mut(thread).unwrap();
+        (self.dismiss)(t);
+    }
+
+    pub fn reply(&self, thread: u64, text: &str) {
+        let mut s = self.state();
+        let id = s.id();
+        s.thread_mut(thread).unwrap().notes.push(Note { id, author: PERSON.into(), body: text.into() });
+    }
+
+    pub fn errors(&self) -> Vec<String> {
+        self.state().errors.clone()
+    }
+}
+
+/// The number in a path segment after `after` (`.../comments/17` -> 17).
+pub fn id_after(path: &str, after: &str) -> Option<u64> {
+    let mut parts = path.split('/');
+    parts.by_ref().find(|p| *p == after)?;
+    parts.next()?.parse().ok()
+}
+
+pub fn json(value: Value) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(value)
+}
+
+pub fn created(value: Value) -> ResponseTemplate {
+    ResponseTemplate::new(201).set_body_json(value)
+}
+
+pub fn not_found(what: &str) -> ResponseTemplate {
+    ResponseTemplate::new(404).set_body_json(serde_json::json!({"message": format!("no route for {what}")}))
+}
