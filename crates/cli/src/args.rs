@@ -20,6 +20,8 @@ pub struct Cli {
 pub enum Command {
     /// Review a change and print the report (never posts anywhere).
     Review(Box<ReviewArgs>),
+    /// In a CI pull-request pipeline: review the pull request and post to it (GitHub, GitLab, Azure DevOps).
+    Ci(Box<CiArgs>),
     /// Write a commented starter gauntlet.toml at the repository root.
     Init {
         /// Overwrite an existing gauntlet.toml.
@@ -273,4 +275,21 @@ pub struct BacktestArgs {
     /// called, and a request that is not there fails the run.
     #[arg(long, value_name = "DIR")]
     pub replay: Option<PathBuf>,
+}
+
+/// `gauntlet ci`: every `review` flag, plus what posting needs.
+#[derive(Debug, Args)]
+pub struct CiArgs {
+    #[command(flatten)]
+    pub review: ReviewArgs,
+    /// Fail the job (exit 3) when a published finding is at least this severe: high, medium or low.
+    /// Without it the run is advisory and exits 0 whatever it finds.
+    #[arg(long, value_name = "SEVERITY")]
+    pub fail_on: Option<String>,
+    /// Review the whole pull request, not only what changed since the last reviewed head.
+    #[arg(long)]
+    pub full: bool,
+    /// Inline comments to open per run at most; the other findings go to the overview comment.
+    #[arg(long, value_name = "N", default_value_t = gauntlet_publish::DEFAULT_CAP)]
+    pub max_comments: usize,
 }

@@ -2,9 +2,11 @@
 //! one exit-code policy: 0 when the command did its job (findings or not, skips
 //! included), 1 when a review ran but reviewed nothing (every reviewer failed) or a
 //! backtest case could not be run,
-//! 2 for errors the user must fix (not a repository, bad revision, bad config).
+//! 2 for errors the user must fix (not a repository, bad revision, bad config),
+//! 3 when `gauntlet ci --fail-on` finds a finding that severe.
 
 mod args;
+mod ci_env;
 mod commands;
 mod context;
 mod feedback_api;
@@ -81,6 +83,11 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
                     Ok(ExitCode::from(1))
                 }
             }
+        }
+        args::Command::Ci(ci) => {
+            let git = gauntlet_change::git::Git::discover(&dir)?;
+            let tty = std::io::stdout().is_terminal();
+            commands::ci::run(&git, config, ci, &env_var, tty)
         }
         args::Command::Fix(fix) => {
             let git = gauntlet_change::git::Git::discover(&dir)?;

@@ -1,6 +1,7 @@
 //! One file per command.
 
 pub mod backtest;
+pub mod ci;
 pub mod fix;
 pub mod init;
 #[cfg(feature = "local")]

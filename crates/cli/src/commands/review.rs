@@ -207,6 +207,11 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
 }
 
 impl Prepared {
+    /// The version of the rules this review runs (what `rules_version` will say).
+    pub fn rules_version(&self) -> &str {
+        &self.rules_version
+    }
+
     /// Run the pipeline on the change.
     pub async fn run(&self, git: &Git) -> Result<Review> {
         let head = RepoHead::new(git, &self.change)?;

@@ -54,10 +54,8 @@ impl Wire for AzureWire {
             return json(json!({"authenticatedUser": identity(PIPELINE)}));
         }
         let Some(rest) = path.strip_prefix(PR) else { return not_found(path) };
-        if method != "GET" || rest != "" {
-            if !query.contains("api-version=7.1") {
-                s.errors.push(format!("{method} {path} without api-version=7.1"));
-            }
+        if !query.contains("api-version=7.1") {
+            s.errors.push(format!("{method} {path} without api-version=7.1"));
         }
         match (method, rest) {
             ("GET", "/iterations") => json(

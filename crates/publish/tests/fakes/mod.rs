@@ -101,11 +101,14 @@ impl<W: Wire> Respond for Responder<W> {
     }
 }
 
+/// Builds the publisher's client for a fake at the given base URL.
+type MakeHost = Box<dyn Fn(&str) -> Box<dyn CodeHost> + Send + Sync>;
+
 /// A running fake host.
 pub struct Fake {
     pub server: MockServer,
     pub state: Arc<Mutex<State>>,
-    make: Box<dyn Fn(&str) -> Box<dyn CodeHost> + Send + Sync>,
+    make: MakeHost,
     /// Marks a thread resolved the way a person would on this host.
     dismiss: fn(&mut FakeThread),
 }

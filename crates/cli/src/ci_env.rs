@@ -1,0 +1,229 @@
+//! Which CI system is running `gauntlet ci`, which pull request it is for, and
+//! which commits to review: read from the environment the CI system sets, and
+//! from GitHub's event file. Base and head are always the pull request's own
+//! commits, never the merge commit a CI system checks out.
+
+use crate::settings::Env;
+use anyhow::{Context, Result, bail};
+use gauntlet_publish::{azure, github, gitlab};
+
+/// The base side as the CI system names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BaseRef {
+    Commit(String),
+    /// A target branch name (Azure Pipelines gives no base commit).
+    Branch(String),
+}
+
+/// Where to post, or why posting is impossible (a missing token): the review
+/// still runs and is printed.
+#[derive(Clone, Debug)]
+pub enum HostConfig {
+    GitHub(github::Config),
+    GitLab(gitlab::Config),
+    Azure(azure::Config),
+}
+
+#[derive(Clone, Debug)]
+pub struct CiContext {
+    /// "GitHub Actions", "GitLab CI" or "Azure Pipelines".
+    pub system: &'static str,
+    pub base: BaseRef,
+    pub head: String,
+    pub host: Result<HostConfig, String>,
+    /// Where the job summary goes (`GITHUB_STEP_SUMMARY`), when the system has one.
+    pub summary_file: Option<std::path::PathBuf>,
+}
+
+const OUTSIDE: &str = "`gauntlet ci` runs only inside a pull-request pipeline (GitHub Actions, GitLab CI or \
+Azure Pipelines), where it posts with the pipeline's own token; to review on this machine use `gauntlet review`, \
+which only prints";
+
+/// Detect the CI system and read the pull request's context.
+pub fn detect(env: &Env) -> Result<CiContext> {
+    let is = |name: &str| env(name).is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    if is("GITHUB_ACTIONS") {
+        github_context(env)
+    } else if is("GITLAB_CI") {
+        gitlab_context(env)
+    } else if is("TF_BUILD") {
+        azure_context(env)
+    } else {
+        bail!("{OUTSIDE}")
+    }
+}
+
+fn required(env: &Env, name: &str, system: &str) -> Result<String> {
+    env(name).with_context(|| format!("{name} is not set: {system} sets it in a pull-request pipeline"))
+}
+
+fn token(env: &Env, names: &[&str], fix: &str) -> Result<String, String> {
+    names.iter().find_map(|n| env(n)).ok_or_else(|| format!("{} is not set: {fix}", names.join(" or ")))
+}
+
+fn github_context(env: &Env) -> Result<CiContext> {
+    let path = required(env, "GITHUB_EVENT_PATH", "GitHub Actions")?;
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read the event file {path}"))?;
+    let event: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{path} is not JSON"))?;
+    let pr = &event["pull_request"];
+    let (Some(base), Some(head), Some(number)) =
+        (pr["base"]["sha"].as_str(), pr["head"]["sha"].as_str(), pr["number"].as_u64())
+    else {
+        let name = env("GITHUB_EVENT_NAME").unwrap_or_else(|| "this event".into());
+        bail!("`gauntlet ci` reviews pull requests, and {name} is not one: trigger the workflow `on: pull_request`");
+    };
+    let token = token(env, &["GITHUB_TOKEN"], "pass it to the step (`env: GITHUB_TOKEN: ${{ github.token }}`)");
+    let host = token.map(|token| {
+        HostConfig::GitHub(github::Config {
+            api_url: env("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into()),
+            graphql_url: env("GITHUB_GRAPHQL_URL"),
+            repository: env("GITHUB_REPOSITORY").unwrap_or_default(),
+            number,
+            token,
+            login: env("GAUNTLET_GITHUB_LOGIN").unwrap_or_else(|| "github-actions[bot]".into()),
+        })
+    });
+    Ok(CiContext {
+        system: "GitHub Actions",
+        base: BaseRef::Commit(base.into()),
+        head: head.into(),
+        host,
+        summary_file: env("GITHUB_STEP_SUMMARY").map(Into::into),
+    })
+}
+
+fn gitlab_context(env: &Env) -> Result<CiContext> {
+    let Some(iid) = env("CI_MERGE_REQUEST_IID") else {
+        bail!(
+            "`gauntlet ci` reviews merge requests: run the job in a merge-request pipeline (`rules: - if: $CI_PIPELINE_SOURCE == \"merge_request_event\"`)"
+        );
+    };
+    let iid: u64 = iid.parse().with_context(|| format!("CI_MERGE_REQUEST_IID `{iid}` is not a number"))?;
+    let base = required(env, "CI_MERGE_REQUEST_DIFF_BASE_SHA", "GitLab CI")?;
+    // In a merged-results pipeline CI_COMMIT_SHA is the merge commit; the
+    // source branch's own head is this variable.
+    let head = env("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA").or_else(|| env("CI_COMMIT_SHA"));
+    let head = head.context("neither CI_MERGE_REQUEST_SOURCE_BRANCH_SHA nor CI_COMMIT_SHA is set")?;
+    let token = token(
+        env,
+        &["GAUNTLET_GITLAB_TOKEN", "GITLAB_TOKEN"],
+        "the job token cannot post notes; add a project access token with the `api` scope as a masked CI/CD variable",
+    );
+    let host = token.and_then(|token| {
+        Ok(HostConfig::GitLab(gitlab::Config {
+            api_url: env("CI_API_V4_URL").ok_or("CI_API_V4_URL is not set")?,
+            project: env("CI_PROJECT_ID").ok_or("CI_PROJECT_ID is not set")?,
+            merge_request: iid,
+            token,
+        }))
+    });
+    Ok(CiContext { system: "GitLab CI", base: BaseRef::Commit(base), head, host, summary_file: None })
+}
+
+fn azure_context(env: &Env) -> Result<CiContext> {
+    let Some(id) = env("SYSTEM_PULLREQUEST_PULLREQUESTID") else {
+        bail!(
+            "`gauntlet ci` reviews pull requests: run the pipeline from a pull request (a build validation branch policy)"
+        );
+    };
+    let pull_request: u64 =
+        id.parse().with_context(|| format!("SYSTEM_PULLREQUEST_PULLREQUESTID `{id}` is not a number"))?;
+    let head = required(env, "SYSTEM_PULLREQUEST_SOURCECOMMITID", "Azure Pipelines")?;
+    let target = required(env, "SYSTEM_PULLREQUEST_TARGETBRANCH", "Azure Pipelines")?;
+    let branch = target.strip_prefix("refs/heads/").unwrap_or(&target).to_string();
+    let token =
+        token(env, &["SYSTEM_ACCESSTOKEN"], "map it in the step (`env: SYSTEM_ACCESSTOKEN: $(System.AccessToken)`)");
+    let host = token.and_then(|token| {
+        Ok(HostConfig::Azure(azure::Config {
+            collection_uri: env("SYSTEM_COLLECTIONURI").ok_or("SYSTEM_COLLECTIONURI is not set")?,
+            project: env("SYSTEM_TEAMPROJECT").ok_or("SYSTEM_TEAMPROJECT is not set")?,
+            repository: env("BUILD_REPOSITORY_ID").ok_or("BUILD_REPOSITORY_ID is not set")?,
+            pull_request,
+            token,
+        }))
+    });
+    Ok(CiContext { system: "Azure Pipelines", base: BaseRef::Branch(branch), head, host, summary_file: None })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |k: &str| map.get(k).cloned()
+    }
+
+    #[test]
+    fn outside_ci_is_refused_with_the_local_alternative() {
+        let err = detect(&env_of(&[])).unwrap_err().to_string();
+        assert!(err.contains("gauntlet review") && err.contains("only prints"), "{err}");
+    }
+
+    #[test]
+    fn github_takes_base_and_head_from_the_event_not_the_merge_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let event = dir.path().join("event.json");
+        std::fs::write(&event, r#"{"pull_request":{"number":9,"base":{"sha":"b1"},"head":{"sha":"h1"}}}"#).unwrap();
+        let path = event.to_str().unwrap();
+        let env = env_of(&[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_PATH", path),
+            ("GITHUB_SHA", "merge-commit"),
+            ("GITHUB_REPOSITORY", "o/r"),
+            ("GITHUB_TOKEN", "t"),
+        ]);
+        let ctx = detect(&env).unwrap();
+        assert_eq!((ctx.base, ctx.head.as_str()), (BaseRef::Commit("b1".into()), "h1"));
+        let Ok(HostConfig::GitHub(c)) = ctx.host else { panic!("GitHub config") };
+        assert_eq!((c.number, c.api_url.as_str()), (9, "https://api.github.com"));
+    }
+
+    #[test]
+    fn a_push_event_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let event = dir.path().join("event.json");
+        std::fs::write(&event, r#"{"ref":"refs/heads/main"}"#).unwrap();
+        let env = env_of(&[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_PATH", event.to_str().unwrap()),
+            ("GITHUB_EVENT_NAME", "push"),
+        ]);
+        let err = detect(&env).unwrap_err().to_string();
+        assert!(err.contains("push is not one") && err.contains("on: pull_request"), "{err}");
+    }
+
+    #[test]
+    fn gitlab_prefers_the_source_branch_head_and_needs_a_real_token() {
+        let env = env_of(&[
+            ("GITLAB_CI", "true"),
+            ("CI_MERGE_REQUEST_IID", "3"),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", "b"),
+            ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", "h"),
+            ("CI_COMMIT_SHA", "merged-result"),
+            ("CI_JOB_TOKEN", "job"),
+        ]);
+        let ctx = detect(&env).unwrap();
+        assert_eq!(ctx.head, "h");
+        let why = ctx.host.unwrap_err();
+        assert!(why.contains("GAUNTLET_GITLAB_TOKEN") && why.contains("job token cannot post"), "{why}");
+    }
+
+    #[test]
+    fn azure_reads_the_target_branch_and_source_commit() {
+        let env = env_of(&[
+            ("TF_BUILD", "True"),
+            ("SYSTEM_PULLREQUEST_PULLREQUESTID", "5"),
+            ("SYSTEM_PULLREQUEST_SOURCECOMMITID", "h"),
+            ("SYSTEM_PULLREQUEST_TARGETBRANCH", "refs/heads/main"),
+            ("SYSTEM_ACCESSTOKEN", "t"),
+            ("SYSTEM_COLLECTIONURI", "https://dev.azure.com/org/"),
+            ("SYSTEM_TEAMPROJECT", "P"),
+            ("BUILD_REPOSITORY_ID", "r"),
+        ]);
+        let ctx = detect(&env).unwrap();
+        assert_eq!(ctx.base, BaseRef::Branch("main".into()));
+        assert!(matches!(ctx.host, Ok(HostConfig::Azure(_))));
+    }
+}

@@ -1,0 +1,159 @@
+//! `gauntlet ci`: review the pull request of this CI run and post the result to
+//! it, under the pipeline's own token. This is the only command that posts;
+//! it refuses to run outside CI.
+//!
+//! Order matters for safety: read what the pipeline posted before, review,
+//! print the review to the log, and post last, in one sync. A run that
+//! reviewed but could not post says so loudly and still exits 0 (advisory)
+//! unless `--fail-on` makes findings blocking.
+
+use crate::args::CiArgs;
+use crate::ci_env::{self, BaseRef, CiContext, HostConfig};
+use crate::commands::review::{Plan, prepare};
+use crate::settings::{Env, Settings};
+use anyhow::{Context, Result, bail};
+use gauntlet_change::git::Git;
+use gauntlet_publish::{CodeHost, Existing, OverviewMarker, azure, github, gitlab};
+use gauntlet_report::{Format, Options};
+use gauntlet_review::Review;
+use gauntlet_review::contract::Severity;
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use std::process::ExitCode;
+
+mod publish;
+mod scope;
+
+use scope::Scope;
+
+/// Exit code when a published finding is at or above `--fail-on`.
+pub const BLOCKING: u8 = 3;
+
+pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: bool) -> Result<ExitCode> {
+    let ctx = ci_env::detect(env)?;
+    let fail_on = args.fail_on.as_deref().map(severity).transpose()?;
+    let change = &args.review.change;
+    if change.staged || change.worktree || change.patch.is_some() || change.base.is_some() {
+        bail!(
+            "`gauntlet ci` reviews the pull request its CI run is for; --base, --staged, --worktree and --patch belong to `gauntlet review`"
+        );
+    }
+    let (base, merge_base) = scope::commits(git, &ctx)?;
+    eprintln!("gauntlet: {} pull request: reviewing {}..{}", ctx.system, short(&merge_base), short(&ctx.head));
+    let runtime = tokio::runtime::Runtime::new()?;
+    let mut poster = connect(&ctx, &runtime);
+    let existing = poster.as_ref().ok().map(|(_, e)| e);
+    let scope = scope::decide(git, existing, &ctx.head, args.full);
+    let mut review_args = args.review.clone();
+    review_args.change.base = Some(match &scope {
+        Scope::Since { last, .. } => last.clone(),
+        _ => base,
+    });
+    review_args.change.head = Some(ctx.head.clone());
+    let settings = Settings::resolve(git.root(), config, &review_args, env, is_tty)?;
+    let format: Format = settings.format.parse()?;
+    let opts = Options { verbose: settings.verbose, color: settings.color && format == Format::Terminal };
+    let config_digest = digest(&settings);
+    let prepared = match prepare(git, &review_args, env, settings)? {
+        Plan::Skip(review) => return skipped(&review, format, &opts),
+        Plan::Run(prepared) => prepared,
+    };
+    if let Scope::Same { last } = &scope {
+        let marker = existing.and_then(|e| e.overview.as_ref()).and_then(|o| OverviewMarker::parse(&o.body));
+        let same = marker.is_some_and(|m| m.rules == prepared.rules_version() && m.config == config_digest);
+        if same && !args.review.force {
+            eprintln!(
+                "gauntlet: skipped: {} was already reviewed with the same rules and config (--force reviews it again)",
+                short(last)
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    let review = runtime.block_on(prepared.run(git))?;
+    print!("{}", gauntlet_report::render(&review, format, &opts));
+    if review.nothing_reviewed() {
+        eprintln!("gauntlet: every reviewer failed; nothing was posted (see the coverage gaps above)");
+        return Ok(ExitCode::from(1));
+    }
+    let target = publish::Target {
+        git,
+        merge_base: &merge_base,
+        scope: &scope,
+        prepared: &prepared,
+        digest: config_digest,
+        cap: args.max_comments,
+    };
+    let posted = publish::post(&runtime, &mut poster, &review, &target);
+    publish::summary(&ctx, &review, &posted)?;
+    Ok(exit_code(&review, fail_on))
+}
+
+/// The host client and what the pipeline posted before, or why posting is
+/// impossible this run.
+type Poster = Result<(Box<dyn CodeHost>, Existing), String>;
+
+fn connect(ctx: &CiContext, runtime: &tokio::runtime::Runtime) -> Poster {
+    let config = ctx.host.clone()?;
+    let host: Box<dyn CodeHost> = match config {
+        HostConfig::GitHub(c) => Box::new(github::GitHub::new(c).map_err(|e| e.to_string())?),
+        HostConfig::GitLab(c) => Box::new(gitlab::GitLab::new(c).map_err(|e| e.to_string())?),
+        HostConfig::Azure(c) => Box::new(azure::Azure::new(c).map_err(|e| e.to_string())?),
+    };
+    let existing = runtime.block_on(host.existing(&ctx.head)).map_err(|e| e.to_string())?;
+    Ok((host, existing))
+}
+
+fn skipped(review: &Review, format: Format, opts: &Options) -> Result<ExitCode> {
+    print!("{}", gauntlet_report::render(review, format, opts));
+    let reason = review.skipped.as_ref().map_or("", |s| s.reason.as_str());
+    eprintln!("gauntlet: skipped: {reason}; nothing was posted");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn severity(text: &str) -> Result<Severity> {
+    match text {
+        "high" => Ok(Severity::High),
+        "medium" => Ok(Severity::Medium),
+        "low" => Ok(Severity::Low),
+        other => bail!("--fail-on `{other}` is not a severity: use high, medium or low"),
+    }
+}
+
+/// Advisory (0) unless `--fail-on` names a severity some published finding reaches.
+fn exit_code(review: &Review, fail_on: Option<Severity>) -> ExitCode {
+    let Some(min) = fail_on else { return ExitCode::SUCCESS };
+    let blocking = review.published.iter().filter(|p| p.severity.weight() >= min.weight()).count();
+    if blocking == 0 {
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("gauntlet: {blocking} finding(s) at or above `{}` severity: failing the job (--fail-on)", min.as_str());
+    ExitCode::from(BLOCKING)
+}
+
+/// Everything configured that changes a review's outcome, as the overview
+/// marker records it: the same head with the same rules and digest is skipped.
+fn digest(settings: &Settings) -> String {
+    let mut h = Sha256::new();
+    h.update(settings.fingerprint.as_bytes());
+    h.update(format!("{:?}", settings.models).as_bytes());
+    hex::encode(&h.finalize()[..8])
+}
+
+fn short(rev: &str) -> &str {
+    &rev[..rev.len().min(12)]
+}
+
+/// Resolve Azure's target branch to a commit, fetching it when the clone lacks it.
+pub(crate) fn base_commit(git: &Git, base: &BaseRef) -> Result<String> {
+    match base {
+        BaseRef::Commit(sha) => Ok(sha.clone()),
+        BaseRef::Branch(branch) => {
+            if let Some(sha) = git.try_resolve(&format!("origin/{branch}"))? {
+                return Ok(sha);
+            }
+            git.run(&["fetch", "--no-tags", "--quiet", "origin", branch])
+                .with_context(|| format!("fetching the target branch `{branch}`"))?;
+            git.try_resolve("FETCH_HEAD")?.with_context(|| format!("the target branch `{branch}` did not fetch"))
+        }
+    }
+}

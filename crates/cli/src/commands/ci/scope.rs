@@ -1,0 +1,80 @@
+//! Which commits a CI run reviews: the pull request's merge-base..head, made
+//! present in the clone first, or (incrementally) only what changed since the
+//! head the last run reviewed.
+
+use crate::ci_env::CiContext;
+use anyhow::{Result, bail};
+use gauntlet_change::git::Git;
+use gauntlet_publish::{Existing, OverviewMarker};
+
+const DEPTH_HINT: &str = "check out with the full history: GitHub `actions/checkout` with `fetch-depth: 0`, \
+GitLab `GIT_DEPTH: 0`, Azure Pipelines `fetchDepth: 0`";
+
+/// How much of the pull request this run reviews.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Everything from the merge-base; `note` says why when a shorter range was possible.
+    Full { note: Option<String> },
+    /// Only `last..head`: the last run reviewed `last`.
+    Since { last: String },
+    /// The last run reviewed this very head.
+    Same { last: String },
+}
+
+/// The base commit and the merge-base of base and head, with both ends fetched
+/// when the clone lacks them. A shallow clone that lacks the merge-base is an
+/// error naming the checkout setting that fixes it.
+pub fn commits(git: &Git, ctx: &CiContext) -> Result<(String, String)> {
+    let base = super::base_commit(git, &ctx.base)?;
+    for (what, sha) in [("base", &base), ("head", &ctx.head)] {
+        ensure(git, what, sha)?;
+    }
+    if let Some(mb) = git.merge_base(&base, &ctx.head)? {
+        return Ok((base, mb));
+    }
+    let shallow =
+        git.run(&["rev-parse", "--is-shallow-repository"]).map(|o| String::from_utf8_lossy(&o).trim() == "true");
+    if shallow.unwrap_or(false) {
+        bail!(
+            "this clone is shallow and lacks the merge-base of {} and {}: {DEPTH_HINT}",
+            &base[..base.len().min(12)],
+            &ctx.head[..ctx.head.len().min(12)]
+        );
+    }
+    // Unrelated histories: the base tip is the best comparison left.
+    Ok((base.clone(), base))
+}
+
+fn ensure(git: &Git, what: &str, sha: &str) -> Result<()> {
+    if git.try_resolve(sha)?.is_some() {
+        return Ok(());
+    }
+    eprintln!("gauntlet: fetching the {what} commit {sha}");
+    let _ = git.run(&["fetch", "--no-tags", "--quiet", "origin", sha]);
+    if git.try_resolve(sha)?.is_none() {
+        bail!("the pull request's {what} commit {sha} is not in this clone and could not be fetched: {DEPTH_HINT}");
+    }
+    Ok(())
+}
+
+/// Incremental unless `full`, there is no earlier run, or its head is no
+/// longer an ancestor of this one (a force-push rewrote the branch).
+pub fn decide(git: &Git, existing: Option<&Existing>, head: &str, full: bool) -> Scope {
+    let last = existing.and_then(|e| e.overview.as_ref()).and_then(|o| OverviewMarker::parse(&o.body)).map(|m| m.head);
+    let Some(last) = last else { return Scope::Full { note: None } };
+    if last == head {
+        return Scope::Same { last };
+    }
+    if full {
+        return Scope::Full { note: None };
+    }
+    let present = git.try_resolve(&last).ok().flatten().is_some();
+    if present && git.run(&["merge-base", "--is-ancestor", &last, head]).is_ok() {
+        return Scope::Since { last };
+    }
+    let note = format!(
+        "The last reviewed head {} is no longer part of the branch (a force-push?): the whole pull request was reviewed again.",
+        &last[..last.len().min(12)]
+    );
+    Scope::Full { note: Some(note) }
+}

@@ -1,0 +1,175 @@
+//! `gauntlet ci` end to end: the real binary in a temporary repository, a fake
+//! model, and the publisher's stateful fake of GitHub standing in for the
+//! pull request.
+
+mod support;
+
+#[path = "../../publish/tests/fakes/mod.rs"]
+mod fakes;
+
+use serde_json::{Value, json};
+use support::{Fake, Wire, finder, gauntlet_env, git, repo, verdict};
+
+const BASE: &str =
+    "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return doc.owner_id == user.id\n";
+const HEAD: &str = "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return True\n";
+const REAL: &str = "Any user can delete any document because the ownership check was removed.";
+
+fn scripts() -> Vec<support::Script> {
+    let finding = json!({"lens": "failure_scenario", "location": "src/auth.py:4", "claim": REAL, "evidence": "    return True", "severity": "high"});
+    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100});
+    vec![finder("correctness", json!([finding])), verdict("validate", REAL, &[survives])]
+}
+
+/// A GitHub Actions environment for a pull request from `feature` into `main`.
+struct Ci {
+    dir: tempfile::TempDir,
+    event: tempfile::NamedTempFile,
+    summary: tempfile::NamedTempFile,
+}
+
+impl Ci {
+    fn new(dir: tempfile::TempDir) -> Ci {
+        let event = tempfile::NamedTempFile::new().unwrap();
+        let summary = tempfile::NamedTempFile::new().unwrap();
+        let ci = Ci { dir, event, summary };
+        ci.write_event();
+        ci
+    }
+
+    fn write_event(&self) {
+        let base = git(self.dir.path(), &["rev-parse", "main"]);
+        let head = git(self.dir.path(), &["rev-parse", "HEAD"]);
+        let event = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head.trim()}, "draft": false, "state": "open", "user": {"login": "alice"}}});
+        std::fs::write(self.event.path(), event.to_string()).unwrap();
+    }
+
+    fn env<'a>(&'a self, host: &'a str) -> Vec<(&'a str, &'a str)> {
+        vec![
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_NAME", "pull_request"),
+            ("GITHUB_EVENT_PATH", self.event.path().to_str().unwrap()),
+            ("GITHUB_REPOSITORY", "o/r"),
+            ("GITHUB_API_URL", host),
+            ("GITHUB_TOKEN", "ghs_faketoken123"),
+            ("GITHUB_STEP_SUMMARY", self.summary.path().to_str().unwrap()),
+        ]
+    }
+}
+
+async fn run_ci(ci: &Ci, host: &fakes::Fake, model: &wiremock::MockServer, args: &[&str]) -> (i32, String, String) {
+    let uri = host.server.uri();
+    let mut all = vec!["ci"];
+    all.extend_from_slice(args);
+    gauntlet_env(ci.dir.path(), Wire::Anthropic, model, &all, &ci.env(&uri)).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn outside_ci_it_refuses_and_points_to_review() {
+    let dir = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let (code, _, stderr) = gauntlet_env(dir.path(), Wire::Anthropic, &model, &["ci"], &[]).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("pull-request pipeline") && stderr.contains("gauntlet review"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn posts_once_and_a_rerun_of_the_same_head_changes_nothing() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    let (code, stdout, stderr) = run_ci(&ci, &host, &model, &[]).await;
+    assert_eq!(code, 0, "advisory: a high finding still exits 0\n{stderr}");
+    assert!(stdout.contains(REAL), "the review is printed in the log: {stdout}");
+    assert!(stderr.contains("posted to GitHub: 1 created"), "{stderr}");
+    assert_eq!(host.overviews().len(), 1);
+    let inline = host.inline();
+    assert_eq!(inline.len(), 1);
+    assert_eq!((inline[0].path.as_deref(), inline[0].line), (Some("src/auth.py"), Some(4)));
+    assert!(host.errors().is_empty(), "{:?}", host.errors());
+
+    let writes = host.state().writes;
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &[]).await;
+    assert_eq!(code, 0);
+    assert!(stderr.contains("already reviewed with the same rules and config"), "{stderr}");
+    assert_eq!(host.state().writes, writes, "the same head is not posted again");
+
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--force"]).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("0 created") && stderr.contains("1 unchanged"), "{stderr}");
+    assert_eq!((host.overviews().len(), host.inline().len()), (1, 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_push_is_reviewed_incrementally_and_earlier_comments_stay() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE), ("src/util.py", "X = 1\n")], &[("src/auth.py", HEAD)]));
+    let (model, fake) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    assert_eq!(run_ci(&ci, &host, &model, &[]).await.0, 0);
+    std::fs::write(ci.dir.path().join("src/util.py"), "X = 2\n").unwrap();
+    git(ci.dir.path(), &["commit", "-qam", "second push"]);
+    ci.write_event();
+    let finds_before = fake.count("find");
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &[]).await;
+    assert_eq!(code, 0, "{stderr}");
+    let second: Vec<Value> =
+        fake.seen()[..].iter().skip(finds_before).filter(|s| s.step == "find").map(|s| s.body.clone()).collect();
+    assert!(second.iter().all(|b| !b.to_string().contains("return doc.owner_id")), "only the new commit is reviewed");
+    assert!(host.overviews()[0].contains("Incremental review"), "{}", host.overviews()[0]);
+    let inline = host.inline();
+    assert_eq!(inline.len(), 1);
+    assert!(!inline[0].resolved, "a comment on a file not re-reviewed is carried over, not resolved");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_token_prints_the_review_writes_the_summary_and_says_why() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    host.state().deny_writes = true;
+    let (code, stdout, stderr) = run_ci(&ci, &host, &model, &[]).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains(REAL));
+    assert!(stderr.contains("NOTHING WAS POSTED") && stderr.contains("403") && stderr.contains("fork"), "{stderr}");
+    assert!(!stderr.contains("ghs_faketoken123"), "the token is never printed");
+    let summary = std::fs::read_to_string(ci.summary.path()).unwrap();
+    assert!(summary.contains("Nothing was posted") && summary.contains("ownership check was removed"), "{summary}");
+    assert!(host.inline().is_empty() && host.overviews().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fail_on_high_makes_a_high_finding_fail_the_job() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("--fail-on"), "{stderr}");
+    assert_eq!(host.inline().len(), 1, "findings are posted before the job fails");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shallow_clone_without_the_merge_base_names_fetch_depth() {
+    let origin = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
+    let clone = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", origin.path().display());
+    let target = clone.path().join("c");
+    git(clone.path(), &["clone", "-q", "--depth", "1", "--branch", "feature", &url, target.to_str().unwrap()]);
+    let event = tempfile::NamedTempFile::new().unwrap();
+    let base = git(origin.path(), &["rev-parse", "main"]);
+    let head = git(origin.path(), &["rev-parse", "feature"]);
+    let body = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head.trim()}}});
+    std::fs::write(event.path(), body.to_string()).unwrap();
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let env =
+        [("GITHUB_ACTIONS", "true"), ("GITHUB_EVENT_PATH", event.path().to_str().unwrap()), ("GITHUB_TOKEN", "t")];
+    let (code, _, stderr) = gauntlet_env(&target, Wire::Anthropic, &model, &["ci"], &env).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("fetch-depth: 0"), "{stderr}");
+}
+
+#[test]
+fn the_review_command_has_no_path_to_the_publisher() {
+    let source = include_str!("../src/commands/review.rs");
+    assert!(!source.contains("gauntlet_publish") && !source.contains("commands::ci"), "review.rs must stay print-only");
+}
