@@ -1,0 +1,83 @@
+//! Request shapes checked against the hosts' official API descriptions:
+//! Prism serves GitHub's (from `@octokit/openapi`) and Azure DevOps' (Git 7.1)
+//! descriptions on 127.0.0.1 and answers 422 to any request they do not allow.
+//!
+//! `scripts/test` starts Prism and exports `GAUNTLET_PRISM_GITHUB_URL` and
+//! `GAUNTLET_PRISM_AZURE_URL`, then runs these ignored tests. Run by hand
+//! without those variables, they fail saying so rather than pass unchecked.
+
+use gauntlet_publish::{Anchor, CodeHost, Handle, NewComment, azure, github};
+
+const HEAD: &str = "2c26b46b68ffc68ff99b453c1d30413413422d70";
+
+fn prism(var: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| panic!("{var} is not set: run ./scripts/test, which starts Prism and sets it"))
+}
+
+fn comments() -> Vec<NewComment> {
+    let one = Anchor { path: "src/a.rs".into(), old_path: "src/a.rs".into(), start: 4, line: 4, old_line: None };
+    let range = Anchor { path: "src/b.rs".into(), old_path: "src/b.rs".into(), start: 10, line: 12, old_line: Some(9) };
+    vec![
+        NewComment { anchor: one, body: "<!-- gauntlet:finding v1 id=abc -->\n\nfirst".into() },
+        NewComment { anchor: range, body: "<!-- gauntlet:finding v1 id=def -->\n\nsecond".into() },
+    ]
+}
+
+/// Prism must reject a bad request, or the checks below prove nothing.
+async fn assert_prism_rejects(url: &str, body: serde_json::Value, auth: &str) {
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json")
+        .header("Authorization", auth)
+        .json(&body)
+        .send()
+        .await
+        .expect("Prism answers");
+    assert_eq!(response.status().as_u16(), 422, "Prism accepted an invalid request to {url}");
+}
+
+#[tokio::test]
+#[ignore = "needs Prism: run ./scripts/test"]
+async fn prism_github_requests_match_the_official_description() {
+    let base = prism("GAUNTLET_PRISM_GITHUB_URL");
+    let bad = serde_json::json!({"commit_id": HEAD, "event": "COMMENTED", "comments": [{"path": "a", "line": "4"}]});
+    assert_prism_rejects(&format!("{base}/repos/o/r/pulls/1/reviews"), bad, "Bearer t").await;
+    let host = github::GitHub::new(github::Config {
+        api_url: base,
+        graphql_url: None,
+        repository: "o/r".into(),
+        number: 1,
+        token: "ghs_prism".into(),
+        login: "github-actions[bot]".into(),
+    })
+    .unwrap();
+    let handle = Handle { thread: "PRRT_kwDO".into(), comment: "17".into() };
+    host.create(HEAD, &comments()).await.expect("one review with inline comments");
+    host.upsert_overview(None, "<!-- gauntlet:overview v1 head=x -->\n\nbody").await.expect("overview created");
+    host.upsert_overview(Some(&handle), "updated").await.expect("overview edited");
+    host.update(&handle, "edited", false).await.expect("review comment edited");
+    host.resolve(&handle, "resolved").await.expect("resolution by edit (GraphQL is not in the REST description)");
+}
+
+#[tokio::test]
+#[ignore = "needs Prism: run ./scripts/test"]
+async fn prism_azure_requests_match_the_official_description() {
+    let base = prism("GAUNTLET_PRISM_AZURE_URL");
+    let threads = format!("{base}/org/proj/_apis/git/repositories/repo/pullRequests/5/threads?api-version=7.1");
+    let bad = serde_json::json!({"comments": [{"content": "x", "commentType": "markdown"}], "status": "open"});
+    assert_prism_rejects(&threads, bad, "Bearer t").await;
+    let host = azure::Azure::new(azure::Config {
+        collection_uri: format!("{base}/org/"),
+        project: "proj".into(),
+        repository: "repo".into(),
+        pull_request: 5,
+        token: "azure-prism".into(),
+    })
+    .unwrap();
+    let handle = Handle { thread: "12".into(), comment: "1".into() };
+    host.create(HEAD, &comments()).await.expect("inline threads created");
+    host.upsert_overview(None, "<!-- gauntlet:overview v1 head=x -->\n\nbody").await.expect("overview thread created");
+    host.upsert_overview(Some(&handle), "updated").await.expect("overview comment edited");
+    host.update(&handle, "reopened", true).await.expect("thread reopened and edited");
+    host.resolve(&handle, "resolved").await.expect("thread edited and marked fixed");
+}
