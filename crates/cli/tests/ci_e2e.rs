@@ -173,3 +173,22 @@ fn the_review_command_has_no_path_to_the_publisher() {
     let source = include_str!("../src/commands/review.rs");
     assert!(!source.contains("gauntlet_publish") && !source.contains("commands::ci"), "review.rs must stay print-only");
 }
+
+#[test]
+fn the_ci_templates_check_out_full_history_and_grant_what_posting_needs() {
+    let action = include_str!("../../../action.yml");
+    let gitlab = include_str!("../../../ci/gitlab-ci.yml");
+    let azure = include_str!("../../../ci/azure-pipelines.yml");
+    assert!(action.contains("fetch-depth: 0") && action.contains("pull-requests: write") && action.contains(" ci "));
+    assert!(
+        gitlab.contains("GIT_DEPTH: \"0\"")
+            && gitlab.contains("merge_request_event")
+            && gitlab.contains("GAUNTLET_GITLAB_TOKEN")
+    );
+    assert!(azure.contains("fetchDepth: 0") && azure.contains("SYSTEM_ACCESSTOKEN: $(System.AccessToken)"));
+    let help = std::process::Command::new(support::bin()).args(["ci", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for flag in ["--fail-on", "--full", "--max-comments", "--force", "--reviewers"] {
+        assert!(help.contains(flag), "`gauntlet ci` lacks {flag}, which the templates and README use");
+    }
+}

@@ -11,7 +11,8 @@ use gauntlet_publish::{Anchor, CodeHost, Handle, NewComment, azure, github};
 const HEAD: &str = "2c26b46b68ffc68ff99b453c1d30413413422d70";
 
 fn prism(var: &str) -> String {
-    std::env::var(var).unwrap_or_else(|_| panic!("{var} is not set: run ./scripts/test, which starts Prism and sets it"))
+    std::env::var(var)
+        .unwrap_or_else(|_| panic!("{var} is not set: run ./scripts/test, which starts Prism and sets it"))
 }
 
 fn comments() -> Vec<NewComment> {
