@@ -151,6 +151,18 @@ fn renaming_a_rust_dto_field_finds_the_typescript_client_that_reads_it() {
     assert!(!b.iter().any(|b| b.label.contains("math.rs")), "unrelated files stay out");
 }
 
+#[test]
+fn renaming_the_field_on_the_typescript_client_finds_the_rust_dto_that_sends_it() {
+    let renamed = TS_CLIENT.replace("displayName", "fullName");
+    let dir = repo(
+        &[("api", &[("src/api/users.rs", RUST_DTO), ("web/src/client.ts", TS_CLIENT)])],
+        &[("web/src/client.ts", &renamed)],
+    );
+    let b = blocks(gathered(dir.path(), ContextKind::Consumers, &Config::default()));
+    let server = b.iter().find(|b| b.label == "consumer src/api/users.rs").expect("the other side is found");
+    assert!(server.text.contains("pub display_name: String,"), "{}", server.text);
+}
+
 const CS_CONTROLLER: &str = r#"[ApiController]
 [Route("api/users")]
 public class UsersController : ControllerBase

@@ -16,6 +16,7 @@
 pub mod consumers;
 pub mod feedback;
 pub mod history;
+pub mod shape;
 pub mod tokens;
 
 use crate::pipeline::RepoRead;
