@@ -101,6 +101,23 @@ async fn posts_once_and_a_rerun_of_the_same_head_changes_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rules_that_drifted_from_the_lock_stop_ci_before_any_model_call_or_post() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let lock = "version = 1\n\n[[rule]]\nname = \"correctness\"\nsource = \"built-in\"\nsha256 = \"00\"\n";
+    std::fs::write(ci.dir.path().join("gauntlet.lock"), lock).unwrap();
+    let (model, fake) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &[]).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("differ from gauntlet.lock") && stderr.contains("built-in (reviewer correctness)"),
+        "{stderr}"
+    );
+    assert!(fake.seen().is_empty(), "no model was called");
+    assert_eq!(host.state().writes, 0, "nothing was posted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_push_is_reviewed_incrementally_and_earlier_comments_stay() {
     let ci = Ci::new(repo(&[("src/auth.py", BASE), ("src/util.py", "X = 1\n")], &[("src/auth.py", HEAD)]));
     let (model, fake) = Fake::start(Wire::Anthropic, scripts()).await;

@@ -45,6 +45,13 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let existing = poster.as_ref().ok().map(|(_, e)| e);
     let scope = scope::decide(git, existing, &ctx.head, args.full);
     let mut review_args = args.review.clone();
+    // Rules change only through reviewed commits: where the repository pins its rules
+    // in gauntlet.lock, CI reviews with exactly those or not at all.
+    let lock = git.root().join(gauntlet_review::rules::lock::FILE_NAME);
+    review_args.locked |= lock.exists();
+    if !lock.exists() {
+        eprintln!("gauntlet: note: the reviewer rules are not pinned; `gauntlet rules lock` writes gauntlet.lock");
+    }
     review_args.change.base = Some(match &scope {
         Scope::Since { last, .. } => last.clone(),
         _ => base,
