@@ -1,132 +1,237 @@
-//! Prior review comments from the code host, in CI, with the token the pipeline
-//! already has. GitHub Actions is supported: one listing of the repository's pull
-//! request review comments (newest first), cached under `.git/gauntlet/feedback/`
-//! so repeated runs within an hour do not ask again, and used from the cache when
-//! the host cannot be reached.
+//! Prior review comments from the code host, in a pull-request pipeline, with the
+//! token the pipeline already has (the same one `gauntlet ci` posts with): GitHub's
+//! pull request review comments, GitLab's merge request diff notes, Azure DevOps'
+//! pull request threads. Cached under `.git/gauntlet/feedback/` so repeated runs
+//! within an hour do not ask again, and read from the cache, however old, when the
+//! host cannot be reached.
 
+use crate::ci_env::{self, HostConfig};
 use crate::settings::Env;
-use anyhow::{Context as _, Result};
+use anyhow::{Context as _, Result, bail};
 use gauntlet_change::git::Git;
 use gauntlet_review::context::feedback::{self, Comment};
-use serde::Deserialize;
-use std::path::PathBuf;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-/// Pages of 100 comments read; older comments matter less than recent ones.
+/// Earlier pull requests read (GitLab, Azure: one request each), and pages of 100
+/// comments (GitHub): recent feedback matters most.
+const MAX_PULL_REQUESTS: usize = 20;
 const MAX_PAGES: u32 = 3;
 const FRESH: Duration = Duration::from_secs(3600);
 
-#[derive(Deserialize)]
-struct GithubComment {
-    path: String,
-    body: String,
-    line: Option<u32>,
-    original_line: Option<u32>,
-    user: Option<GithubUser>,
-    created_at: Option<String>,
-    html_url: Option<String>,
-    pull_request_url: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct GithubUser {
-    login: String,
-}
-
-/// Comments from the host when running in a CI the module knows; `None` elsewhere.
+/// Comments from the host when running in a pull-request pipeline; `None` elsewhere.
 pub fn load(git: &Git, env: &Env) -> Result<Option<(Vec<Comment>, String)>> {
-    if env("GITHUB_ACTIONS").as_deref() != Some("true") {
-        return Ok(None);
-    }
-    let (Some(repo), Some(token)) = (env("GITHUB_REPOSITORY"), env("GITHUB_TOKEN")) else {
-        eprintln!(
-            "gauntlet: warning: no prior review comments: set GITHUB_TOKEN for the job (or export them to {})",
-            feedback::EXPORT_FILE
-        );
+    let Ok(ctx) = ci_env::detect(env) else {
         return Ok(None);
     };
-    let api = env("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into());
-    let cache = cache_file(git, &repo)?;
-    let source = format!("GitHub review comments of {repo}");
+    let host = match ctx.host {
+        Ok(host) => host,
+        Err(why) => {
+            eprintln!("gauntlet: warning: no prior review comments from {}: {why}", ctx.system);
+            return Ok(None);
+        }
+    };
+    let (source, key, current) = describe(&host);
+    let cache = cache_file(git, &key)?;
+    let earlier = |c: Vec<Comment>| c.into_iter().filter(|c| c.pr != Some(current)).collect::<Vec<_>>();
     if let Some(cached) = read_cache(&cache, true) {
-        return Ok(Some((without_pr(cached, current_pr(env)), format!("{source} (cached)"))));
+        return Ok(Some((earlier(cached), format!("{source} (cached)"))));
     }
     let runtime = tokio::runtime::Runtime::new()?;
-    match runtime.block_on(fetch(&api, &repo, &token)) {
+    match runtime.block_on(fetch(&host)) {
         Ok(comments) => {
             if let Err(e) = write_cache(&cache, &comments) {
                 eprintln!("gauntlet: warning: could not cache review comments under .git/gauntlet: {e}");
             }
-            Ok(Some((without_pr(comments, current_pr(env)), source)))
+            Ok(Some((earlier(comments), source)))
         }
         Err(e) => {
-            eprintln!("gauntlet: warning: could not read review comments from GitHub: {e:#}");
-            Ok(read_cache(&cache, false).map(|c| (without_pr(c, current_pr(env)), format!("{source} (stale cache)"))))
+            eprintln!("gauntlet: warning: could not read earlier review comments: {e:#}");
+            Ok(read_cache(&cache, false).map(|c| (earlier(c), format!("{source} (stale cache)"))))
         }
     }
 }
 
-async fn fetch(api: &str, repo: &str, token: &str) -> Result<Vec<Comment>> {
+/// What the comments are called in notes, their cache key, and the pull request
+/// under review (whose own comments are not "earlier" feedback).
+fn describe(host: &HostConfig) -> (String, String, u64) {
+    match host {
+        HostConfig::GitHub(c) => {
+            (format!("GitHub review comments of {}", c.repository), format!("github-{}", c.repository), c.number)
+        }
+        HostConfig::GitLab(c) => (
+            format!("GitLab merge request notes of project {}", c.project),
+            format!("gitlab-{}", c.project),
+            c.merge_request,
+        ),
+        HostConfig::Azure(c) => (
+            format!("Azure DevOps pull request threads of {}", c.repository),
+            format!("azure-{}-{}", c.project, c.repository),
+            c.pull_request,
+        ),
+    }
+}
+
+async fn fetch(host: &HostConfig) -> Result<Vec<Comment>> {
     let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build()?;
-    let mut out = Vec::new();
-    for page in 1..=MAX_PAGES {
-        let url = format!("{api}/repos/{repo}/pulls/comments?sort=created&direction=desc&per_page=100&page={page}");
-        let resp = client
-            .get(&url)
-            .bearer_auth(token)
-            .header("accept", "application/vnd.github+json")
-            .header("user-agent", "gauntlet")
-            .send()
-            .await
-            .with_context(|| format!("GET {api}/repos/{repo}/pulls/comments"))?;
-        let status = resp.status();
-        if !status.is_success() {
-            anyhow::bail!("GitHub answered {status} for the pull request comments of {repo}");
+    match host {
+        HostConfig::GitHub(c) => {
+            let auth = ("authorization", format!("Bearer {}", c.token));
+            let mut out = Vec::new();
+            for page in 1..=MAX_PAGES {
+                let url = format!(
+                    "{}/repos/{}/pulls/comments?sort=created&direction=desc&per_page=100&page={page}",
+                    c.api_url.trim_end_matches('/'),
+                    c.repository
+                );
+                let batch = get(&client, &url, &auth).await?;
+                let items = batch.as_array().cloned().unwrap_or_default();
+                out.extend(items.iter().filter_map(github_comment));
+                if items.len() < 100 {
+                    break;
+                }
+            }
+            Ok(out)
         }
-        let batch: Vec<GithubComment> = resp.json().await.context("decoding GitHub's comment list")?;
-        let last = batch.len() < 100;
-        out.extend(batch.into_iter().map(to_comment));
-        if last {
-            break;
+        HostConfig::GitLab(c) => {
+            let auth = ("private-token", c.token.clone());
+            let project = format!("{}/projects/{}", c.api_url.trim_end_matches('/'), encode(&c.project));
+            let url = format!(
+                "{project}/merge_requests?state=merged&order_by=updated_at&sort=desc&per_page={MAX_PULL_REQUESTS}"
+            );
+            let mut out = Vec::new();
+            for iid in ids(&get(&client, &url, &auth).await?, "/iid") {
+                let url = format!("{project}/merge_requests/{iid}/discussions?per_page=100");
+                let discussions = get(&client, &url, &auth).await?;
+                let notes =
+                    discussions.as_array().into_iter().flatten().filter_map(|d| d["notes"].as_array()).flatten();
+                out.extend(notes.filter_map(|n| gitlab_note(n, iid)));
+            }
+            Ok(out)
+        }
+        HostConfig::Azure(c) => {
+            let auth = ("authorization", format!("Bearer {}", c.token));
+            let repo = format!(
+                "{}/{}/_apis/git/repositories/{}",
+                c.collection_uri.trim_end_matches('/'),
+                encode(&c.project),
+                encode(&c.repository)
+            );
+            let url =
+                format!("{repo}/pullrequests?searchCriteria.status=completed&$top={MAX_PULL_REQUESTS}&api-version=7.1");
+            let mut out = Vec::new();
+            for id in ids(&get(&client, &url, &auth).await?["value"], "/pullRequestId") {
+                let threads = get(&client, &format!("{repo}/pullRequests/{id}/threads?api-version=7.1"), &auth).await?;
+                out.extend(threads["value"].as_array().into_iter().flatten().flat_map(|t| azure_thread(t, id)));
+            }
+            Ok(out)
         }
     }
-    Ok(out)
 }
 
-fn to_comment(c: GithubComment) -> Comment {
-    let pr = c.pull_request_url.as_deref().and_then(|u| u.rsplit('/').next()).and_then(|n| n.parse().ok());
-    Comment {
-        path: c.path,
-        body: c.body,
+/// One GET, decoded; the error names the host's answer, never the token.
+async fn get(client: &reqwest::Client, url: &str, auth: &(&str, String)) -> Result<Value> {
+    let resp = client
+        .get(url)
+        .header(auth.0, &auth.1)
+        .header("accept", "application/json")
+        .header("user-agent", "gauntlet")
+        .send()
+        .await
+        .with_context(|| format!("GET {}", url.split('?').next().unwrap_or(url)))?;
+    let status = resp.status();
+    if !status.is_success() {
+        bail!("{} answered {status}", url.split('?').next().unwrap_or(url));
+    }
+    resp.json().await.context("decoding the code host's answer")
+}
+
+fn ids(list: &Value, pointer: &str) -> Vec<u64> {
+    list.as_array().into_iter().flatten().filter_map(|v| v.pointer(pointer)?.as_u64()).take(MAX_PULL_REQUESTS).collect()
+}
+
+fn text(v: &Value, pointer: &str) -> Option<String> {
+    v.pointer(pointer)?.as_str().map(str::to_string)
+}
+
+fn line(v: &Value, pointers: &[&str]) -> Option<u32> {
+    pointers.iter().find_map(|p| v.pointer(p)?.as_u64()).map(|l| l as u32)
+}
+
+fn github_comment(c: &Value) -> Option<Comment> {
+    let pr = text(c, "/pull_request_url").and_then(|u| u.rsplit('/').next()?.parse().ok());
+    Some(Comment {
+        path: text(c, "/path")?,
+        body: text(c, "/body")?,
         pr,
-        line: c.line.or(c.original_line),
-        author: c.user.map(|u| u.login),
-        created_at: c.created_at,
-        url: c.html_url,
+        line: line(c, &["/line", "/original_line"]),
+        author: text(c, "/user/login"),
+        created_at: text(c, "/created_at"),
+        url: text(c, "/html_url"),
+    })
+}
+
+/// A diff note (not a system note) of merge request `iid`.
+fn gitlab_note(n: &Value, iid: u64) -> Option<Comment> {
+    if n["system"].as_bool() == Some(true) {
+        return None;
     }
+    Some(Comment {
+        path: text(n, "/position/new_path").or_else(|| text(n, "/position/old_path"))?,
+        body: text(n, "/body")?,
+        pr: Some(iid),
+        line: line(n, &["/position/new_line", "/position/old_line"]),
+        author: text(n, "/author/username"),
+        created_at: text(n, "/created_at"),
+        url: None,
+    })
 }
 
-/// The pull request under review, whose own comments are not "earlier" feedback.
-fn current_pr(env: &Env) -> Option<u64> {
-    let event: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(env("GITHUB_EVENT_PATH")?).ok()?).ok()?;
-    event["pull_request"]["number"].as_u64()
+/// The human comments of a file thread of pull request `id`.
+fn azure_thread(t: &Value, id: u64) -> Vec<Comment> {
+    let Some(path) = text(t, "/threadContext/filePath") else {
+        return Vec::new();
+    };
+    let path = path.trim_start_matches('/').to_string();
+    let line = line(t, &["/threadContext/rightFileStart/line", "/threadContext/leftFileStart/line"]);
+    let comments = t["comments"].as_array().into_iter().flatten();
+    comments
+        .filter(|c| c["commentType"].as_str() != Some("system"))
+        .filter_map(|c| {
+            Some(Comment {
+                path: path.clone(),
+                body: text(c, "/content")?,
+                pr: Some(id),
+                line,
+                author: text(c, "/author/displayName"),
+                created_at: text(c, "/publishedDate"),
+                url: None,
+            })
+        })
+        .collect()
 }
 
-fn without_pr(comments: Vec<Comment>, pr: Option<u64>) -> Vec<Comment> {
-    comments.into_iter().filter(|c| pr.is_none() || c.pr != pr).collect()
+/// Percent-encode a path segment (a GitLab project path, an Azure project name).
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
-fn cache_file(git: &Git, repo: &str) -> Result<PathBuf> {
+fn cache_file(git: &Git, key: &str) -> Result<PathBuf> {
     let out = git.run(&["rev-parse", "--git-common-dir"])?;
     let common = PathBuf::from(String::from_utf8_lossy(&out).trim());
     let common = if common.is_absolute() { common } else { git.root().join(common) };
-    let name: String = repo.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
-    Ok(common.join("gauntlet").join("feedback").join(format!("github-{name}.jsonl")))
+    let name: String = key.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    Ok(common.join("gauntlet").join("feedback").join(format!("{name}.jsonl")))
 }
 
 /// The cached comments; with `fresh_only`, only when written within the hour.
-fn read_cache(path: &PathBuf, fresh_only: bool) -> Option<Vec<Comment>> {
+fn read_cache(path: &Path, fresh_only: bool) -> Option<Vec<Comment>> {
     let age = SystemTime::now().duration_since(std::fs::metadata(path).ok()?.modified().ok()?).unwrap_or_default();
     if fresh_only && age > FRESH {
         return None;
@@ -134,7 +239,7 @@ fn read_cache(path: &PathBuf, fresh_only: bool) -> Option<Vec<Comment>> {
     feedback::parse_jsonl(&path.display().to_string(), &std::fs::read_to_string(path).ok()?).ok()
 }
 
-fn write_cache(path: &PathBuf, comments: &[Comment]) -> Result<()> {
+fn write_cache(path: &Path, comments: &[Comment]) -> Result<()> {
     std::fs::create_dir_all(path.parent().expect("cache file has a folder"))?;
     std::fs::write(path, feedback::to_jsonl(comments))?;
     Ok(())

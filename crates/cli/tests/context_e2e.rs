@@ -186,6 +186,18 @@ async fn a_malformed_feedback_export_is_an_error_naming_the_line() {
     assert!(err.contains(".gauntlet/feedback.jsonl line 1") && err.contains("body"), "{err}");
 }
 
+/// Run a prior-feedback review in a CI whose code host is faked by `server`, and
+/// return the reviewer's turns.
+async fn review_in_ci(dir: &Path, server: &wiremock::MockServer, fake: &Fake, envs: &[(&str, &str)]) -> String {
+    let args = ["review", "--format", "json", "--reviewers", "prior-feedback", "--force"];
+    let (code, out, err) = gauntlet_env(dir, Wire::Anthropic, server, &args, envs).await;
+    assert_eq!(code, 0, "{err}");
+    for secret in ["ghs_citoken", "glpat-citoken", "azure-citoken"] {
+        assert!(!out.contains(secret) && !err.contains(secret), "the token never appears");
+    }
+    finder_request(&fake.seen(), "prior-feedback").0
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_github_actions_prior_feedback_comes_from_the_api_with_the_ci_token_and_is_cached() {
     let dir = repo(&[("Add pagination", &[("src/pager.py", PAGER_FIXED)])], &[("src/pager.py", PAGER_V1)]);
@@ -194,7 +206,9 @@ async fn in_github_actions_prior_feedback_comes_from_the_api_with_the_ci_token_a
         {"path": "src/pager.py", "body": EARLIER, "line": 2, "user": {"login": "maria"},
          "created_at": "2025-01-05T10:00:00Z", "html_url": "https://github.com/acme/app/pull/41#r1",
          "pull_request_url": "https://api.github.com/repos/acme/app/pulls/41"},
-        {"path": "src/pager.py", "body": "<!-- gauntlet:finding abc --> our own comment", "line": 3}
+        {"path": "src/pager.py", "body": "<!-- gauntlet:finding abc --> our own comment", "line": 3},
+        {"path": "src/pager.py", "body": "A comment on the pull request under review.", "line": 1,
+         "pull_request_url": "https://api.github.com/repos/acme/app/pulls/50"}
     ]);
     Mock::given(method("GET"))
         .and(path("/repos/acme/app/pulls/comments"))
@@ -203,23 +217,101 @@ async fn in_github_actions_prior_feedback_comes_from_the_api_with_the_ci_token_a
         .expect(1)
         .mount(&server)
         .await;
+    let event = dir.path().join(".git/event.json");
+    std::fs::write(
+        &event,
+        json!({"pull_request": {"number": 50, "base": {"sha": "b"}, "head": {"sha": "h"}}}).to_string(),
+    )
+    .unwrap();
+    let uri = server.uri();
     let envs = [
         ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_EVENT_PATH", event.to_str().unwrap()),
         ("GITHUB_REPOSITORY", "acme/app"),
         ("GITHUB_TOKEN", "ghs_citoken"),
-        ("GITHUB_API_URL", &server.uri()),
+        ("GITHUB_API_URL", uri.as_str()),
     ];
-    let args = ["review", "--format", "json", "--reviewers", "prior-feedback"];
-    let (code, out, err) = gauntlet_env(dir.path(), Wire::Anthropic, &server, &args, &envs).await;
-    assert_eq!(code, 0, "{err}");
-    let (turns, _) = finder_request(&fake.seen(), "prior-feedback");
+    let turns = review_in_ci(dir.path(), &server, &fake, &envs).await;
     assert!(turns.contains(EARLIER) && turns.contains("PR #41"), "{turns}");
     assert!(!turns.contains("our own comment"), "gauntlet's own comments are not prior feedback");
-    assert!(!out.contains("ghs_citoken") && !err.contains("ghs_citoken"), "the token never appears");
+    assert!(!turns.contains("under review"), "the current pull request's comments are not earlier feedback");
     let cache = dir.path().join(".git/gauntlet/feedback/github-acme_app.jsonl");
     assert!(std::fs::read_to_string(cache).unwrap().contains(EARLIER));
     // A second run within the hour reads the cache (the mock expects one request).
-    let (code, _, err) =
-        gauntlet_env(dir.path(), Wire::Anthropic, &server, &[&args[..], &["--force"]].concat(), &envs).await;
-    assert_eq!(code, 0, "{err}");
+    review_in_ci(dir.path(), &server, &fake, &envs).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_gitlab_ci_prior_feedback_comes_from_diff_notes_of_merged_requests() {
+    let dir = repo(&[("Add pagination", &[("src/pager.py", PAGER_FIXED)])], &[("src/pager.py", PAGER_V1)]);
+    let (server, fake) = Fake::start(Wire::Anthropic, vec![]).await;
+    let token = || header("private-token", "glpat-citoken");
+    Mock::given(method("GET"))
+        .and(path("/api/v4/projects/42/merge_requests"))
+        .and(token())
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([{"iid": 7}])))
+        .mount(&server)
+        .await;
+    let notes = json!([{"notes": [
+        {"body": EARLIER, "author": {"username": "maria"}, "created_at": "2025-01-05T10:00:00Z",
+         "position": {"new_path": "src/pager.py", "new_line": 2}},
+        {"body": "added 1 commit", "system": true, "position": {"new_path": "src/pager.py"}}
+    ]}]);
+    Mock::given(method("GET"))
+        .and(path("/api/v4/projects/42/merge_requests/7/discussions"))
+        .and(token())
+        .respond_with(ResponseTemplate::new(200).set_body_json(notes))
+        .mount(&server)
+        .await;
+    let api = format!("{}/api/v4", server.uri());
+    let envs = [
+        ("GITLAB_CI", "true"),
+        ("CI_MERGE_REQUEST_IID", "9"),
+        ("CI_MERGE_REQUEST_DIFF_BASE_SHA", "b"),
+        ("CI_COMMIT_SHA", "h"),
+        ("GAUNTLET_GITLAB_TOKEN", "glpat-citoken"),
+        ("CI_API_V4_URL", api.as_str()),
+        ("CI_PROJECT_ID", "42"),
+    ];
+    let turns = review_in_ci(dir.path(), &server, &fake, &envs).await;
+    assert!(turns.contains(EARLIER) && turns.contains("PR #7 · maria"), "{turns}");
+    assert!(!turns.contains("added 1 commit"), "system notes are not review comments");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_azure_pipelines_prior_feedback_comes_from_threads_of_completed_pull_requests() {
+    let dir = repo(&[("Add pagination", &[("src/pager.py", PAGER_FIXED)])], &[("src/pager.py", PAGER_V1)]);
+    let (server, fake) = Fake::start(Wire::Anthropic, vec![]).await;
+    let token = || header("authorization", "Bearer azure-citoken");
+    Mock::given(method("GET"))
+        .and(path("/org/Shop/_apis/git/repositories/repo-1/pullrequests"))
+        .and(token())
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": [{"pullRequestId": 5}]})))
+        .mount(&server)
+        .await;
+    let threads = json!({"value": [
+        {"threadContext": {"filePath": "/src/pager.py", "rightFileStart": {"line": 2}},
+         "comments": [{"content": EARLIER, "author": {"displayName": "Maria"}, "commentType": "text"},
+                      {"content": "Policy status updated", "commentType": "system"}]}
+    ]});
+    Mock::given(method("GET"))
+        .and(path("/org/Shop/_apis/git/repositories/repo-1/pullRequests/5/threads"))
+        .and(token())
+        .respond_with(ResponseTemplate::new(200).set_body_json(threads))
+        .mount(&server)
+        .await;
+    let collection = format!("{}/org/", server.uri());
+    let envs = [
+        ("TF_BUILD", "True"),
+        ("SYSTEM_PULLREQUEST_PULLREQUESTID", "6"),
+        ("SYSTEM_PULLREQUEST_SOURCECOMMITID", "h"),
+        ("SYSTEM_PULLREQUEST_TARGETBRANCH", "refs/heads/main"),
+        ("SYSTEM_ACCESSTOKEN", "azure-citoken"),
+        ("SYSTEM_COLLECTIONURI", collection.as_str()),
+        ("SYSTEM_TEAMPROJECT", "Shop"),
+        ("BUILD_REPOSITORY_ID", "repo-1"),
+    ];
+    let turns = review_in_ci(dir.path(), &server, &fake, &envs).await;
+    assert!(turns.contains(EARLIER) && turns.contains("PR #5 · Maria · src/pager.py:2"), "{turns}");
+    assert!(!turns.contains("Policy status"), "system comments are not review comments");
 }

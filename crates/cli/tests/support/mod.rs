@@ -292,6 +292,8 @@ pub async fn gauntlet_env(
         .env_remove("GITHUB_TOKEN")
         .env_remove("GITLAB_CI")
         .env_remove("TF_BUILD")
+        .env_remove("GITLAB_CI")
+        .env_remove("TF_BUILD")
         .envs(envs.iter().copied());
     match wire {
         Wire::Anthropic => cmd.env("ANTHROPIC_API_KEY", "test-key-anthropic").env("ANTHROPIC_BASE_URL", server.uri()),
