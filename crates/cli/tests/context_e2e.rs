@@ -75,6 +75,7 @@ export function greeting(user: User): string {
 "#;
 
 const DRIFT: &str = "The client still reads displayName, which the server now sends as fullName.";
+const RENAMED: &str = "Renaming display_name changes the JSON field that existing clients read.";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn contract_drift_sees_the_renamed_rust_field_and_the_typescript_client_together() {
@@ -88,7 +89,16 @@ async fn contract_drift_sees_the_renamed_rust_field_and_the_typescript_client_to
         finder(
             "contract-drift",
             json!([{"lens": "blast_radius", "location": "web/src/client.ts:12", "claim": DRIFT,
-                    "evidence": consumer_line, "severity": "high"}]),
+                    "evidence": consumer_line, "severity": "high"},
+                   {"lens": "blast_radius", "location": "src/api/users.rs:7", "claim": RENAMED,
+                    "evidence": "pub full_name: String,", "severity": "high"}]),
+        ),
+        verdict(
+            "validate",
+            RENAMED,
+            &[
+                json!({"verdict": "survives", "evidence": "web/src/client.ts:12 `user.displayName` is still read", "confidence": 50}),
+            ],
         ),
         verdict(
             "validate",
@@ -112,6 +122,13 @@ async fn contract_drift_sees_the_renamed_rust_field_and_the_typescript_client_to
     assert!(!shared.contains("consumer web/src/client.ts"), "context stays out of the cacheable shared block");
     let (correctness_turns, _) = finder_request(&seen, "correctness");
     assert!(!correctness_turns.contains("consumer web/src/client.ts"), "only the reviewer that asked gets it");
+
+    let validation = seen.iter().find(|s| s.step == "validate" && s.body.to_string().contains(RENAMED)).unwrap();
+    let asked = validation.body["messages"].to_string();
+    assert!(
+        asked.contains("web/src/client.ts") && asked.contains("user.displayName"),
+        "the validator sees the consumer too"
+    );
 
     let published = &report["published"];
     assert_eq!(published[0]["claim"], DRIFT, "a finding quoting the consumer is grounded: {report}");

@@ -104,7 +104,37 @@ fn region(ctx: &Ctx<'_>, f: &Finding, with_tools: bool) -> (String, Shown) {
     }
     let slice = &lines[(start - 1) as usize..end as usize];
     shown.add_range(&f.location.path, start, slice);
-    (format!("{}:\n{}", f.location.path, crate::prompt::numbered(start, slice)), shown)
+    let mut text = format!("{}:\n{}", f.location.path, crate::prompt::numbered(start, slice));
+    for range in reviewer_code(ctx, f) {
+        let lines: Vec<&str> = range.lines.iter().map(String::as_str).collect();
+        shown.add_range(&range.path, range.start, &lines);
+        text.push_str(&format!("\n{}:\n{}", range.path, crate::prompt::numbered(range.start, &lines)));
+    }
+    (text, shown)
+}
+
+/// Lines of other files' code given to the validator at most.
+const MAX_CONTEXT_LINES: usize = 300;
+
+/// Head code the finding's reviewer was given as its own context (a contract's
+/// consumers, design tokens), outside the finding's file: the claim is judged
+/// against the code it was raised from, which the shared block does not hold.
+fn reviewer_code<'a>(ctx: &'a Ctx<'_>, f: &Finding) -> Vec<&'a crate::context::CodeRange> {
+    let Some(reviewer) = ctx.input.reviewers.iter().find(|r| r.name == f.reviewer) else {
+        return Vec::new();
+    };
+    let part: Vec<&str> = ctx.change.files.iter().map(|c| c.diff.path()).collect();
+    let mut budget = MAX_CONTEXT_LINES;
+    let mut out = Vec::new();
+    let ranges = reviewer.gathered.iter().filter(|b| b.concerns(part.iter().copied())).flat_map(|b| &b.code);
+    for range in ranges.filter(|r| r.path != f.location.path) {
+        if range.lines.len() > budget {
+            break;
+        }
+        budget -= range.lines.len();
+        out.push(range);
+    }
+    out
 }
 
 fn parse(text: &str) -> Result<Verdict, String> {
