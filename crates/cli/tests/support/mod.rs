@@ -86,6 +86,15 @@ pub fn tools(calls: &[(&str, Value)]) -> Value {
     json!({ TOOL_CALLS: calls.iter().map(|(n, i)| json!({"name": n, "input": i})).collect::<Vec<_>>() })
 }
 
+/// In a scripted answer, stands for the run's fence boundary.
+pub const BOUNDARY: &str = "{BOUNDARY}";
+
+/// The fence boundary a request's instructions name.
+fn boundary_in(text: &str) -> Option<String> {
+    let at = text.find("`<<<DATA-")? + "`<<<".len();
+    text.get(at..at + "DATA-".len() + 16).map(str::to_string)
+}
+
 /// The key marking a scripted answer as tool calls.
 const TOOL_CALLS: &str = "__tool_calls__";
 
@@ -194,6 +203,11 @@ impl Respond for Fake {
         let answer = match script {
             Some((s, used)) => {
                 let a = s.answers[(*used).min(s.answers.len() - 1)].clone();
+                // A steered model can repeat the boundary its instructions name.
+                let a = match boundary_in(&text) {
+                    Some(b) => a.replace(BOUNDARY, &b),
+                    None => a,
+                };
                 *used += 1;
                 a
             }
