@@ -40,6 +40,8 @@ pub struct FileConfig {
     pub context: ContextSection,
     #[serde(default)]
     pub rules: RulesSection,
+    #[serde(default)]
+    pub secrets: SecretsSection,
 }
 
 /// `[rules]`: an external channel of rule files, pinned by tag.
@@ -110,6 +112,16 @@ pub struct ReviewSection {
     pub context_tokens: Option<usize>,
     /// Let reviewers read more code through tools too (providers with tools only).
     pub reviewer_tools: Option<bool>,
+}
+
+/// `[secrets]`: mask secrets before any text reaches a provider (on unless
+/// `mask = false`), with extra regular expressions besides the built-in ones.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecretsSection {
+    pub mask: Option<bool>,
+    #[serde(default)]
+    pub patterns: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -61,8 +61,11 @@ fn corpus() -> Vec<Case> {
     cases
 }
 
-/// The head files and extra arguments that put `case` where its author controls it.
-fn placed(case: &Case) -> (Vec<(&'static str, String)>, Vec<(&'static str, String)>, Vec<String>) {
+type Files = Vec<(&'static str, String)>;
+
+/// The base and head files and extra arguments that put `case` where its author
+/// controls it.
+fn placed(case: &Case) -> (Files, Files, Vec<String>) {
     let mut base = vec![("src/app.py", BASE.to_string())];
     let mut head = vec![("src/app.py", HEAD.to_string())];
     let mut args = Vec::new();
@@ -166,6 +169,7 @@ fn fenced_parts(text: &str, case: &str) -> (String, String, String) {
 fn rendered_prose(md: &str) -> String {
     let mut out = String::new();
     let mut fence: Option<String> = None;
+    let span = Regex::new(r"(`+)[^`]*?(`+)").unwrap();
     for line in md.lines() {
         let ticks: String = line.chars().take_while(|c| *c == '`').collect();
         match &fence {
@@ -173,7 +177,7 @@ fn rendered_prose(md: &str) -> String {
             Some(_) => {}
             None if ticks.len() >= 3 => fence = Some(ticks),
             None => {
-                out.push_str(&Regex::new(r"(`+)[^`]*?(`+)").unwrap().replace_all(line, ""));
+                out.push_str(&span.replace_all(line, ""));
                 out.push('\n');
             }
         }

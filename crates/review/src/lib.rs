@@ -26,6 +26,7 @@ pub mod prompt;
 pub mod review;
 pub mod rules;
 pub mod sandbox;
+pub mod secrets;
 pub mod shown;
 pub mod tools;
 

@@ -97,6 +97,10 @@ pub struct Prepared {
     context_notes: Vec<String>,
     /// Reviewers whose context could not be gathered: (name, why).
     context_failures: Vec<(String, String)>,
+    /// Secrets the change adds, found by the deterministic check.
+    secrets: Vec<gauntlet_review::secrets::Secret>,
+    /// The masking pass, unless `[secrets] mask = false`.
+    masker: Option<std::sync::Arc<gauntlet_review::secrets::Masker>>,
 }
 
 /// Acquire the change, run the gate, choose the reviewers and build the providers.
@@ -152,11 +156,28 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         return skip(&change, &rules_version, "no reviewer applies to the changed files (see `gauntlet reviewers`)");
     }
 
-    let guidance = guidance::load(git, &change)?;
+    // Secrets are masked before anything is read for a model; the ones the change
+    // adds are reported by the deterministic check either way.
+    let masker = std::sync::Arc::new(
+        gauntlet_review::secrets::Masker::new(&settings.file.secrets.patterns).context("[secrets] patterns")?,
+    );
+    let mask = settings.file.secrets.mask.unwrap_or(true);
+    let mut masked = change.clone();
+    let secrets = masker.change(&mut masked);
+    let mut guidance = guidance::load(git, &change)?;
+    let masker = if mask {
+        change = masked;
+        for g in &mut guidance {
+            g.text = masker.text(&g.text).0;
+        }
+        Some(masker)
+    } else {
+        None
+    };
     // Context the reviewers ask for (history, prior feedback, consumers, tokens) is
     // gathered now, so the fence can avoid its text too.
     let context = {
-        let head = RepoHead::new(git, &change)?;
+        let head = head_of(git, &change, masker.as_ref())?;
         crate::context::prepare(git, &change, &head, &settings, env, selected)?
     };
     if context.reviewers.is_empty() && context.failures.is_empty() {
@@ -203,7 +224,22 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         recording,
         context_notes: lock_note.into_iter().chain(context.notes).collect(),
         context_failures: context.failures,
+        secrets,
+        masker,
     })))
+}
+
+/// The repository at head, masking secrets in what is read through git when asked.
+fn head_of<'a>(
+    git: &'a Git,
+    change: &'a Change,
+    masker: Option<&std::sync::Arc<gauntlet_review::secrets::Masker>>,
+) -> Result<RepoHead<'a>> {
+    let head = RepoHead::new(git, change)?;
+    Ok(match masker {
+        Some(m) => head.masking(m.clone()),
+        None => head,
+    })
 }
 
 impl Prepared {
@@ -214,7 +250,7 @@ impl Prepared {
 
     /// Run the pipeline on the change.
     pub async fn run(&self, git: &Git) -> Result<Review> {
-        let head = RepoHead::new(git, &self.change)?;
+        let head = head_of(git, &self.change, self.masker.as_ref())?;
         let input = Input {
             change: &self.change,
             reviewers: self.reviewers.clone(),
@@ -227,6 +263,10 @@ impl Prepared {
         if let Some(r) = &self.recording {
             replay_misses(r)?;
         }
+        // Published without a model: the check is deterministic and exact.
+        let secrets = gauntlet_review::secrets::findings(&self.secrets);
+        review.funnel.published += secrets.len();
+        review.published.splice(0..0, secrets);
         review.not_reviewed.extend(self.ignored.iter().cloned());
         review.notes.extend(self.context_notes.iter().cloned());
         review.gaps.extend(self.context_failures.iter().map(|(name, message)| Gap {

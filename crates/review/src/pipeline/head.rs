@@ -2,9 +2,10 @@
 
 use super::RepoRead;
 use crate::ground::HeadFiles;
+use crate::secrets::Masker;
 use gauntlet_change::{Change, ChangeError, Snapshot, git::Git};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The repository at the change's head: changed files from the change itself, the
 /// rest read through git on demand (and cached).
@@ -16,6 +17,8 @@ pub struct RepoHead<'a> {
     /// Symbolic links at head and the target each stores.
     links: BTreeMap<String, String>,
     cache: Mutex<HashMap<String, Option<String>>>,
+    /// Masks secrets in the files read through git (changed files come masked).
+    masker: Option<Arc<Masker>>,
 }
 
 impl<'a> RepoHead<'a> {
@@ -24,11 +27,29 @@ impl<'a> RepoHead<'a> {
         // A patch's new files may not be on disk; they exist at its head all the same.
         files.extend(change.files.iter().filter(|f| f.head_text.is_some()).map(|f| f.diff.path().to_string()));
         let links = git.symlinks(&change.snapshot)?.into_iter().collect();
-        Ok(RepoHead { git, snapshot: change.snapshot.clone(), change, files, links, cache: Mutex::new(HashMap::new()) })
+        Ok(RepoHead {
+            git,
+            snapshot: change.snapshot.clone(),
+            change,
+            files,
+            links,
+            cache: Mutex::new(HashMap::new()),
+            masker: None,
+        })
     }
 
-    fn decode(bytes: Option<Vec<u8>>) -> Option<String> {
-        String::from_utf8(bytes?).ok()
+    /// Mask secrets in every file read through git.
+    pub fn masking(mut self, masker: Arc<Masker>) -> Self {
+        self.masker = Some(masker);
+        self
+    }
+
+    fn decode(&self, bytes: Option<Vec<u8>>) -> Option<String> {
+        let text = String::from_utf8(bytes?).ok()?;
+        Some(match &self.masker {
+            Some(m) => m.text(&text).0,
+            None => text,
+        })
     }
 }
 
@@ -49,7 +70,7 @@ impl RepoRead for RepoHead<'_> {
         let mut cache = self.cache.lock().expect("head cache lock");
         cache
             .entry(path.to_string())
-            .or_insert_with(|| Self::decode(self.git.read(&self.snapshot, path).ok().flatten()))
+            .or_insert_with(|| self.decode(self.git.read(&self.snapshot, path).ok().flatten()))
             .clone()
     }
 
@@ -76,7 +97,7 @@ impl RepoRead for RepoHead<'_> {
         let wanted: Vec<&str> = batch.iter().map(|i| paths[*i]).collect();
         if let Ok(read) = self.git.read_many(&self.snapshot, &wanted) {
             for (i, bytes) in batch.into_iter().zip(read) {
-                out[i] = Self::decode(bytes);
+                out[i] = self.decode(bytes);
             }
         }
         out
