@@ -154,6 +154,10 @@ pub struct ReviewArgs {
     /// Refuse to review unless the rules in use match gauntlet.lock (for CI).
     #[arg(long)]
     pub locked: bool,
+    /// Review a pull request by its URL (GitHub, GitLab, Azure DevOps): its base and head
+    /// come from the host's API and are fetched here; nothing is posted.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["base", "staged", "worktree", "patch"])]
+    pub pr: Option<String>,
 }
 
 /// The adversarial loop's knobs, shared by `fix` and `refine`.

@@ -14,6 +14,7 @@ mod files;
 mod gate;
 mod offline;
 mod pr;
+mod pr_url;
 mod providers;
 mod ruleset;
 mod settings;

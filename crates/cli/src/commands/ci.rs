@@ -33,9 +33,9 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let ctx = ci_env::detect(env)?;
     let fail_on = args.fail_on.as_deref().map(severity).transpose()?;
     let change = &args.review.change;
-    if change.staged || change.worktree || change.patch.is_some() || change.base.is_some() {
+    if change.staged || change.worktree || change.patch.is_some() || change.base.is_some() || args.review.pr.is_some() {
         bail!(
-            "`gauntlet ci` reviews the pull request its CI run is for; --base, --staged, --worktree and --patch belong to `gauntlet review`"
+            "`gauntlet ci` reviews the pull request its CI run is for; --base, --staged, --worktree, --patch and --pr belong to `gauntlet review`"
         );
     }
     let (base, merge_base) = scope::commits(git, &ctx)?;

@@ -45,6 +45,8 @@ pub enum Outcome {
 }
 
 pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tty: bool) -> Result<Outcome> {
+    // `--pr URL` only reads the pull request's commits from its host; this command still only prints.
+    let args = &crate::pr_url::apply(git, args, env)?;
     let settings = Settings::resolve(git.root(), config, args, env, is_tty)?;
     let format: Format = settings.format.parse()?;
     let opts = Options { verbose: settings.verbose, color: settings.color && format == Format::Terminal };
