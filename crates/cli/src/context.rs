@@ -29,11 +29,9 @@ pub fn prepare(
         (config.feedback, config.feedback_source) = load_feedback(git, env)?;
     }
     let src = Sources { git, change, head, config: &config };
-    let prepared = context::prepare(&src, reviewers);
-    for note in &prepared.notes {
-        eprintln!("gauntlet: {note}");
-    }
-    Ok(prepared)
+    // Reviewers left out are listed in the report's notes, not on stderr: on most
+    // changes some of them have nothing to work with, and that is no news.
+    Ok(context::prepare(&src, reviewers))
 }
 
 /// Prior review comments: the export file when there is one, else the code host's
