@@ -160,6 +160,25 @@ async fn history_reviewer_is_shown_the_fix_commit_the_change_reverts() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_in_an_old_fix_commit_is_masked_before_the_history_reaches_a_model() {
+    let key = "AKIAIOSFODNN7EXAMPLE";
+    let leaky = format!(
+        "def page(items, n, size):\n    aws = \"{key}\"\n    start = n * size\n    return items[start:start + size]\n"
+    );
+    let dir = repo(
+        &[("Add pagination", &[("src/pager.py", leaky.as_str())]), (FIX_SUBJECT, &[("src/pager.py", PAGER_FIXED)])],
+        &[("src/pager.py", PAGER_V1)],
+    );
+    let (server, fake) = Fake::start(Wire::OpenAi, vec![]).await;
+    let args = ["review", "--format", "json", "--reviewers", "history"];
+    let (code, _, err) = gauntlet(dir.path(), Wire::OpenAi, &server, &args).await;
+    assert_eq!(code, 0, "{err}");
+    let body = fake.seen().iter().find(|s| s.step == "find").expect("history ran").body.to_string();
+    assert!(body.contains(FIX_SUBJECT), "the fix is there");
+    assert!(!body.contains(key) && body.contains("[masked AWS access key]"), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn history_reviewer_without_a_fix_to_protect_does_not_run_and_says_why() {
     let dir = repo(&[("Add pagination", &[("src/pager.py", PAGER_V1)])], &[("src/pager.py", PAGER_FIXED)]);
     let (server, fake) = Fake::start(Wire::OpenAi, vec![]).await;

@@ -178,10 +178,13 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     };
     // Context the reviewers ask for (history, prior feedback, consumers, tokens) is
     // gathered now, so the fence can avoid its text too.
-    let context = {
+    let mut context = {
         let head = head_of(git, &change, masker.as_ref())?;
         crate::context::prepare(git, &change, &head, &settings, env, selected)?
     };
+    if let Some(m) = &masker {
+        gauntlet_review::context::mask(&mut context.reviewers, m);
+    }
     if context.reviewers.is_empty() && context.failures.is_empty() {
         let why = context.notes.join("; ");
         return skip(&change, &rules_version, &format!("no selected reviewer has anything to work with: {why}"));

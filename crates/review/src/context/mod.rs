@@ -188,6 +188,17 @@ pub fn prepare(src: &Sources<'_>, reviewers: Vec<Reviewer>) -> Prepared {
     out
 }
 
+/// Mask secrets in gathered context, as the change itself is masked: a fix commit's
+/// patch or an earlier review comment may quote a key that the head no longer holds.
+pub fn mask(reviewers: &mut [Reviewer], masker: &crate::secrets::Masker) {
+    for block in reviewers.iter_mut().flat_map(|r| r.gathered.iter_mut()) {
+        block.text = masker.text(&block.text).0;
+        for line in block.code.iter_mut().flat_map(|c| c.lines.iter_mut()) {
+            *line = masker.line(line).0;
+        }
+    }
+}
+
 /// Every text of the gathered context, so the run's fence boundary avoids them.
 pub fn untrusted_texts(reviewers: &[Reviewer]) -> Vec<&str> {
     reviewers.iter().flat_map(|r| &r.gathered).flat_map(|b| [b.label.as_str(), b.text.as_str()]).collect()
