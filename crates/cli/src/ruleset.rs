@@ -144,7 +144,11 @@ fn git_command(dir: Option<&Path>) -> Command {
     if let Some(d) = dir {
         cmd.arg("-C").arg(d);
     }
-    cmd.args(["-c", "advice.detachedHead=false"]).env("GIT_TERMINAL_PROMPT", "0").env("LC_ALL", "C");
+    // The URL comes from gauntlet.toml, which a pull request can edit: never let it
+    // name a transport that runs a command.
+    cmd.args(["-c", "advice.detachedHead=false", "-c", "protocol.ext.allow=never"])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("LC_ALL", "C");
     cmd
 }
 
