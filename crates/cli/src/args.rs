@@ -296,4 +296,12 @@ pub struct CiArgs {
     /// Inline comments to open per run at most; the other findings go to the overview comment.
     #[arg(long, value_name = "N", default_value_t = gauntlet_publish::DEFAULT_CAP)]
     pub max_comments: usize,
+    /// Before posting, run the adversarial fix loop for each finding that gets a new inline
+    /// comment; a converged fix of at most 5 lines inside the comment's diff hunk is attached
+    /// as the host's suggestion, any other is described (also `[ci] suggest = true`).
+    #[arg(long)]
+    pub suggest: bool,
+    /// The fix loop's rounds and flow, for --suggest.
+    #[command(flatten)]
+    pub loop_args: LoopArgs,
 }

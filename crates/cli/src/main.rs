@@ -3,7 +3,8 @@
 //! included), 1 when a review ran but reviewed nothing (every reviewer failed) or a
 //! backtest case could not be run,
 //! 2 for errors the user must fix (not a repository, bad revision, bad config),
-//! 3 when `gauntlet ci --fail-on` finds a finding that severe.
+//! 3 when `gauntlet ci --fail-on` finds a finding that severe,
+//! 130 when `review`, `ci` or `fix` was stopped by Ctrl-C or SIGTERM.
 
 mod args;
 mod ci_env;
@@ -12,6 +13,7 @@ mod context;
 mod feedback_api;
 mod files;
 mod gate;
+mod interrupt;
 mod offline;
 mod pr;
 mod pr_url;
@@ -29,9 +31,22 @@ fn main() -> ExitCode {
     let cli = args::Cli::parse();
     #[cfg(feature = "local")]
     gauntlet_local::ensure_passive_openmp();
+    if matches!(cli.command, args::Command::Review(_) | args::Command::Ci(_) | args::Command::Fix(_)) {
+        interrupt::install();
+    }
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
+            if let Some(stop) = e.downcast_ref::<interrupt::Interrupted>() {
+                eprintln!("gauntlet: {stop}");
+                return ExitCode::from(interrupt::EXIT_CODE);
+            }
+            if interrupt::raised() {
+                // A signal also reaches the git processes of the terminal's group,
+                // which then fail: the interrupt is the story, not their errors.
+                eprintln!("gauntlet: interrupted: the run stopped before finishing ({e:#})");
+                return ExitCode::from(interrupt::EXIT_CODE);
+            }
             eprintln!("gauntlet: error: {e:#}");
             ExitCode::from(2)
         }

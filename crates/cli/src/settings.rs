@@ -42,6 +42,16 @@ pub struct FileConfig {
     pub rules: RulesSection,
     #[serde(default)]
     pub secrets: SecretsSection,
+    #[serde(default)]
+    pub ci: CiSection,
+}
+
+/// `[ci]`: what `gauntlet ci` does besides posting the review.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CiSection {
+    /// Attach reviewed fixes to new inline comments, as `--suggest` does.
+    pub suggest: Option<bool>,
 }
 
 /// `[rules]`: an external channel of rule files, pinned by tag.

@@ -205,7 +205,7 @@ fn the_ci_templates_check_out_full_history_and_grant_what_posting_needs() {
     assert!(azure.contains("fetchDepth: 0") && azure.contains("SYSTEM_ACCESSTOKEN: $(System.AccessToken)"));
     let help = std::process::Command::new(support::bin()).args(["ci", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
-    for flag in ["--fail-on", "--full", "--max-comments", "--force", "--reviewers"] {
+    for flag in ["--fail-on", "--full", "--max-comments", "--force", "--reviewers", "--suggest", "--rounds"] {
         assert!(help.contains(flag), "`gauntlet ci` lacks {flag}, which the templates and README use");
     }
 }

@@ -170,6 +170,10 @@ impl CodeHost for GitHub {
         HOST
     }
 
+    fn dialect(&self) -> crate::suggest::Dialect {
+        crate::suggest::Dialect::GitHub
+    }
+
     async fn existing(&self, _head: &str) -> Result<Existing, PublishError> {
         // GitHub accepts comments on any commit of the pull request, so a
         // newer push does not block placing them on the reviewed head.

@@ -129,6 +129,10 @@ impl CodeHost for GitLab {
         HOST
     }
 
+    fn dialect(&self) -> crate::suggest::Dialect {
+        crate::suggest::Dialect::GitLab
+    }
+
     async fn existing(&self, head: &str) -> Result<Existing, PublishError> {
         let me = self.own_id().await?;
         let refs = self.load_diff_refs().await?;

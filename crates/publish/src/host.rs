@@ -76,6 +76,11 @@ pub trait CodeHost: Send + Sync {
     /// "GitHub", "GitLab" or "Azure DevOps", for messages.
     fn name(&self) -> &'static str;
 
+    /// How the host takes a suggested fix in an inline comment.
+    fn dialect(&self) -> crate::suggest::Dialect {
+        crate::suggest::Dialect::Plain
+    }
+
     /// The pipeline's overview and inline threads on the pull request. Comments
     /// by anyone else, markers or not, are never listed as the pipeline's.
     async fn existing(&self, head: &str) -> Result<Existing, PublishError>;

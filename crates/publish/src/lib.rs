@@ -7,13 +7,15 @@
 //! - [`anchor::place`] decides which findings can sit on a diff line;
 //! - [`plan_sync`], a pure function, decides what to create, update, resolve
 //!   or leave, honouring dismissals and the per-run cap;
+//! - [`suggest::propose`], also pure, turns a reviewed fix into the host's
+//!   suggestion block where it fits (`gauntlet ci --suggest`);
 //! - [`sync`] carries the plan out and upserts the overview last.
 //!
 //! ```no_run
 //! # async fn run(host: &dyn gauntlet_publish::CodeHost, review: &gauntlet_review::Review) -> Result<(), gauntlet_publish::PublishError> {
 //! use gauntlet_publish::{Candidate, OverviewMarker, Request, DEFAULT_CAP};
 //! let existing = host.existing(&review.head).await?;
-//! let candidates = review.published.iter().map(|p| Candidate { finding: p, anchor: None }).collect();
+//! let candidates = review.published.iter().map(|p| Candidate { finding: p, anchor: None, fix: None }).collect();
 //! let marker = OverviewMarker { head: review.head.clone(), rules: review.rules_version.clone(), config: "c".into() };
 //! let request = Request { review, candidates, marker, cap: DEFAULT_CAP, reviewed: None, notes: vec![] };
 //! let summary = gauntlet_publish::sync(host, &existing, request).await?;
@@ -30,12 +32,14 @@ pub mod host;
 mod http;
 pub mod marker;
 pub mod plan;
+pub mod suggest;
 pub mod sync;
 
 pub use host::{Anchor, CodeHost, Existing, Handle, NewComment, Overview, Thread};
 pub use marker::{FindingMarker, OverviewMarker};
 pub use plan::{Action, Candidate, DEFAULT_CAP, Plan, plan_sync};
-pub use sync::{Request, Summary, sync};
+pub use suggest::{Dialect, ReviewedFix, Suggestion, Unsuitable};
+pub use sync::{Request, Summary, preview, sync};
 
 /// A failure talking to a code host. Messages name the host and the request,
 /// never a token.

@@ -6,10 +6,17 @@
 //! match still matches a thread on the same path whose claim overlaps its own
 //! by at least [`TWIN_OVERLAP`], so a model rewording its evidence does not
 //! open a second thread. A thread a person dismissed keeps its finding quiet.
+//!
+//! A reviewed fix (`gauntlet ci --suggest`) rides on the comment a run creates:
+//! when it can be the host's suggestion, the comment is placed on exactly the
+//! lines the suggestion replaces. A comment already on the pull request keeps
+//! its first body: whether a fix is added, changed or gone is no reason to edit
+//! it (only a changed finding is), so a re-run never duplicates or churns it.
 
 use crate::body;
 use crate::host::{Anchor, Thread};
 use crate::marker::FindingMarker;
+use crate::suggest::{Dialect, ReviewedFix};
 use gauntlet_report::markdown::text;
 use gauntlet_review::adjudicate::{TWIN_OVERLAP, claim_overlap};
 use gauntlet_review::review::Published;
@@ -23,6 +30,8 @@ pub const DEFAULT_CAP: usize = 15;
 pub struct Candidate<'a> {
     pub finding: &'a Published,
     pub anchor: Option<Anchor>,
+    /// A fix the adversarial loop produced for it (`--suggest`).
+    pub fix: Option<ReviewedFix>,
 }
 
 #[derive(Clone, Debug)]
@@ -34,6 +43,8 @@ pub struct Options<'a> {
     pub reviewed: Option<&'a BTreeSet<String>>,
     /// The head under review, named in resolved comments.
     pub head: &'a str,
+    /// How the host takes suggested fixes.
+    pub dialect: Dialect,
 }
 
 /// One change to the pull request. `finding` indexes the candidates, `thread`
@@ -138,13 +149,13 @@ pub fn plan_sync(threads: &[Thread], candidates: &[Candidate<'_>], opts: &Option
             &Match::Thread(t) => {
                 taken[t] = true;
                 let k = known[t].as_ref().expect("matched threads are known");
-                matched(&mut plan, &mut budget, i, c, t, k);
+                matched(&mut plan, &mut budget, (i, c), t, k, opts.dialect);
             }
             Match::None => match (&c.anchor, budget) {
                 (Some(anchor), 1..) => {
                     budget -= 1;
-                    let body = body::inline(c.finding);
-                    plan.actions.push(Action::Create { finding: i, anchor: anchor.clone(), body });
+                    let (anchor, body) = create(c, anchor, opts.dialect);
+                    plan.actions.push(Action::Create { finding: i, anchor, body });
                 }
                 (Some(_), 0) => {
                     plan.over_cap += 1;
@@ -166,9 +177,31 @@ pub fn plan_sync(threads: &[Thread], candidates: &[Candidate<'_>], opts: &Option
     plan
 }
 
+/// Where a new comment goes and what it says. A fix that can be suggested moves
+/// the comment onto the lines its suggestion replaces (the finding's lines are
+/// among them).
+fn create(c: &Candidate<'_>, anchor: &Anchor, dialect: Dialect) -> (Anchor, String) {
+    let Some(fix) = &c.fix else { return (anchor.clone(), body::inline(c.finding)) };
+    let anchor = match &fix.fit {
+        Ok(s) if fix.converged && dialect != Dialect::Plain => s.anchor.clone(),
+        _ => anchor.clone(),
+    };
+    let section = body::fix(fix, dialect, Some(&anchor));
+    (anchor, body::inline_with(c.finding, Some(&section)))
+}
+
 /// The action for candidate `i` matched to thread `t`.
-fn matched(plan: &mut Plan, budget: &mut usize, i: usize, c: &Candidate<'_>, t: usize, k: &Known<'_>) {
-    let body = body::inline(c.finding);
+fn matched(
+    plan: &mut Plan,
+    budget: &mut usize,
+    (i, c): (usize, &Candidate<'_>),
+    t: usize,
+    k: &Known<'_>,
+    dialect: Dialect,
+) {
+    // An existing thread's lines cannot move, so a fix is described there, never suggested.
+    let section = c.fix.as_ref().map(|f| body::fix(f, dialect, None));
+    let body = body::inline_with(c.finding, section.as_deref());
     match k.state {
         State::Open if changed(k, c.finding) => {
             plan.actions.push(Action::Update { thread: t, finding: i, body, reopen: false })

@@ -7,6 +7,7 @@ use crate::body::{self, OverviewFacts};
 use crate::host::{CodeHost, Existing, NewComment};
 use crate::marker::OverviewMarker;
 use crate::plan::{Action, Candidate, Options, Plan, plan_sync};
+use crate::suggest::Dialect;
 use gauntlet_review::Review;
 use std::collections::BTreeSet;
 
@@ -57,15 +58,24 @@ impl std::fmt::Display for Summary {
     }
 }
 
+/// What [`sync`] would do with `request`, without doing it: which findings get
+/// a new comment, for instance, and so are worth a fix (`--suggest`).
+pub fn preview(existing: &Existing, request: &Request<'_>, dialect: Dialect) -> Plan {
+    let mut candidates = request.candidates.clone();
+    if existing.inline_blocked.is_some() {
+        candidates.iter_mut().for_each(|c| c.anchor = None);
+    }
+    let opts = Options { cap: request.cap, reviewed: request.reviewed.as_ref(), head: &request.review.head, dialect };
+    plan_sync(&existing.threads, &candidates, &opts)
+}
+
 /// Publish `request` to `host`, given what `existing` found there.
 pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request<'_>) -> Result<Summary, PublishError> {
     let head = request.review.head.clone();
+    let plan = preview(existing, &request, host.dialect());
     if let Some(why) = &existing.inline_blocked {
-        request.candidates.iter_mut().for_each(|c| c.anchor = None);
         request.notes.push(format!("New findings are listed here instead of inline: {why}."));
     }
-    let opts = Options { cap: request.cap, reviewed: request.reviewed.as_ref(), head: &head };
-    let plan = plan_sync(&existing.threads, &request.candidates, &opts);
     if plan.over_cap > 0 {
         request.notes.push(format!(
             "At most {} comments are opened per run; {} more findings are listed here.",

@@ -5,13 +5,17 @@ mod common;
 
 use common::*;
 use gauntlet_publish::plan::{Action, Options, is_dismissal};
-use gauntlet_publish::{Plan, Thread, plan_sync};
+use gauntlet_publish::{Dialect, Plan, Thread, plan_sync};
 use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
 use std::collections::BTreeSet;
 
 fn plan(threads: &[Thread], published: &[Published]) -> Plan {
-    plan_sync(threads, &candidates(published), &Options { cap: 15, reviewed: None, head: HEAD })
+    plan_sync(
+        threads,
+        &candidates(published),
+        &Options { cap: 15, reviewed: None, head: HEAD, dialect: Dialect::GitHub },
+    )
 }
 
 fn two() -> Vec<Published> {
@@ -113,7 +117,11 @@ fn a_finding_that_returns_reopens_its_own_thread() {
 fn an_incremental_run_never_resolves_threads_on_files_it_did_not_review() {
     let threads = posted(&two());
     let reviewed: BTreeSet<String> = ["src/a.rs".to_string()].into();
-    let p = plan_sync(&threads, &candidates(&two()[..1]), &Options { cap: 15, reviewed: Some(&reviewed), head: HEAD });
+    let p = plan_sync(
+        &threads,
+        &candidates(&two()[..1]),
+        &Options { cap: 15, reviewed: Some(&reviewed), head: HEAD, dialect: Dialect::GitHub },
+    );
     assert_eq!(counts(&p), (0, 0, 0, 2));
 }
 
@@ -151,7 +159,8 @@ fn the_cap_opens_the_most_important_first_and_lists_the_rest() {
             )
         })
         .collect();
-    let p = plan_sync(&[], &candidates(&many), &Options { cap: 15, reviewed: None, head: HEAD });
+    let p =
+        plan_sync(&[], &candidates(&many), &Options { cap: 15, reviewed: None, head: HEAD, dialect: Dialect::GitHub });
     assert_eq!(counts(&p).0, 15);
     assert_eq!(p.over_cap, 5);
     assert_eq!(p.overview, (15..20).collect::<Vec<_>>());

@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use gauntlet_publish::plan::{Action, Options};
-use gauntlet_publish::{Plan, Thread, plan_sync};
+use gauntlet_publish::{Dialect, Plan, Thread, plan_sync};
 use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
 use proptest::prelude::*;
@@ -46,7 +46,7 @@ fn arb_run() -> impl Strategy<Value = Vec<Published>> {
 }
 
 fn run(threads: &[Thread], published: &[Published], cap: usize) -> Plan {
-    plan_sync(threads, &candidates(published), &Options { cap, reviewed: None, head: HEAD })
+    plan_sync(threads, &candidates(published), &Options { cap, reviewed: None, head: HEAD, dialect: Dialect::GitHub })
 }
 
 proptest! {

@@ -263,9 +263,16 @@ fn code_cell(s: &str) -> String {
 
 /// A fenced code block longer than any backtick run in `s`.
 pub fn fenced(s: &str) -> String {
+    fenced_as("", s)
+}
+
+/// [`fenced`] with an info string after the opening fence (`diff`, or a host's
+/// `suggestion`). The fence outgrows every backtick run in `s`, so no line of
+/// `s` can close it early.
+pub fn fenced_as(info: &str, s: &str) -> String {
     let ticks = "`".repeat((longest_backtick_run(s) + 1).max(3));
     let body = s.trim_end_matches(['\n', '\r']);
-    format!("{ticks}\n{body}\n{ticks}\n\n")
+    format!("{ticks}{info}\n{body}\n{ticks}\n\n")
 }
 
 fn longest_backtick_run(s: &str) -> usize {

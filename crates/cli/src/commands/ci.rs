@@ -23,8 +23,12 @@ use std::process::ExitCode;
 
 mod publish;
 mod scope;
+mod suggest;
 
 use scope::Scope;
+
+/// What an interruption before posting leaves behind.
+const STOPPED: &str = "nothing was posted to the pull request";
 
 /// Exit code when a published finding is at or above `--fail-on`.
 pub const BLOCKING: u8 = 3;
@@ -58,6 +62,8 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     });
     review_args.change.head = Some(ctx.head.clone());
     let settings = Settings::resolve(git.root(), config, &review_args, env, is_tty)?;
+    let suggest = args.suggest || settings.file.ci.suggest.unwrap_or(false);
+    let suggest = suggest.then(|| crate::commands::fix::loop_settings(&args.loop_args)).transpose()?;
     let format: Format = settings.format.parse()?;
     let opts = Options { verbose: settings.verbose, color: settings.color && format == Format::Terminal };
     let config_digest = digest(&settings);
@@ -76,7 +82,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
             return Ok(ExitCode::SUCCESS);
         }
     }
-    let review = runtime.block_on(prepared.run(git))?;
+    let review = crate::interrupt::block_on(&runtime, STOPPED, prepared.run(git))??;
     print!("{}", gauntlet_report::render(&review, format, &opts));
     if review.nothing_reviewed() {
         eprintln!("gauntlet: every reviewer failed; nothing was posted (see the coverage gaps above)");
@@ -89,9 +95,11 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         prepared: &prepared,
         digest: config_digest,
         cap: args.max_comments,
+        suggest,
     };
-    let posted = publish::post(&runtime, &mut poster, &review, &target);
+    let posted = publish::post(&runtime, &mut poster, &review, &target)?;
     publish::summary(&ctx, &review, &posted)?;
+    crate::interrupt::check("posting had already begun and was completed, so the pull request shows the whole run")?;
     Ok(exit_code(&review, fail_on))
 }
 

@@ -20,6 +20,9 @@ use gauntlet_review::review::{Review, StepUsage};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// What an interrupted `fix` leaves behind.
+const STOPPED: &str = "no patch was written or applied, and the temporary worktrees were removed";
+
 /// Most rounds `--rounds` accepts: past this a loop only burns money.
 const MAX_ROUNDS: u32 = 50;
 
@@ -83,7 +86,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &FixArgs, env: &Env, is_tty: 
     if let Some(note) = crate::offline::tiny_model_note(&work.models.label(Tier::Standard)) {
         eprintln!("gauntlet: note: {note}");
     }
-    let results = runtime.block_on(fix_all(&work.items, &fix_run, &meter));
+    let results = crate::interrupt::block_on(&runtime, STOPPED, fix_all(&work.items, &fix_run, &meter))?;
     let mut usage = work.review_usage;
     usage.extend(meter.usage());
     let mut report = FixReport {
@@ -96,6 +99,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &FixArgs, env: &Env, is_tty: 
         notes: Vec::new(),
         wall_ms: started.elapsed().as_millis() as u64,
     };
+    crate::interrupt::check(STOPPED)?;
     deliver(git, args, &mut report)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -136,7 +140,7 @@ fn gather(
             Plan::Run(prepared) => prepared,
         };
         check_head(git, &prepared.change.head)?;
-        let review: Review = runtime.block_on(prepared.run(git))?;
+        let review: Review = crate::interrupt::block_on(runtime, STOPPED, prepared.run(git))??;
         if review.nothing_reviewed() {
             bail!("every reviewer failed, so there are no findings to fix; run `gauntlet review` to see why");
         }
@@ -178,7 +182,7 @@ fn check_head(git: &Git, head: &str) -> Result<()> {
 }
 
 /// The budget left once the review has spent its share.
-fn remaining(budget: Budget, spent: &[StepUsage]) -> Budget {
+pub(crate) fn remaining(budget: Budget, spent: &[StepUsage]) -> Budget {
     let calls: u32 = spent.iter().map(|u| u.calls).sum();
     let tokens: u64 = spent.iter().map(|u| u.input + u.output).sum();
     let cost: f64 = spent.iter().filter_map(|u| u.cost).sum();

@@ -37,6 +37,9 @@ pub fn target(args: &ChangeArgs) -> Result<Target> {
     })
 }
 
+/// What an interrupted review leaves behind.
+const STOPPED: &str = "the review stopped before finishing; no report was printed";
+
 /// How the run ended, for the exit code.
 pub enum Outcome {
     Done,
@@ -60,7 +63,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
         Plan::Run(prepared) => prepared,
     };
     let runtime = tokio::runtime::Runtime::new()?;
-    let review = runtime.block_on(prepared.run(git))?;
+    let review = crate::interrupt::block_on(&runtime, STOPPED, prepared.run(git))??;
     print!("{}", gauntlet_report::render(&review, format, &opts));
     if review.nothing_reviewed() {
         return Ok(Outcome::NothingReviewed);

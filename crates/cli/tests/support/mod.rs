@@ -128,6 +128,8 @@ pub struct Seen {
 struct State {
     scripts: Vec<(Script, usize)>,
     seen: Vec<Seen>,
+    /// Steps whose answers arrive only after a delay (a slow provider).
+    slow: Vec<(String, std::time::Duration)>,
 }
 
 #[derive(Clone)]
@@ -143,7 +145,10 @@ impl Fake {
         let server = MockServer::start().await;
         let fake = Fake {
             wire,
-            state: Arc::new(Mutex::new(State { scripts: scripts.into_iter().map(|s| (s, 0)).collect(), seen: vec![] })),
+            state: Arc::new(Mutex::new(State {
+                scripts: scripts.into_iter().map(|s| (s, 0)).collect(),
+                ..State::default()
+            })),
             default_findings: json!({"findings": []}).to_string(),
         };
         Mock::given(method("POST")).respond_with(fake.clone()).mount(&server).await;
@@ -156,6 +161,11 @@ impl Fake {
 
     pub fn count(&self, step: &str) -> usize {
         self.seen().iter().filter(|s| s.step == step).count()
+    }
+
+    /// Answer requests of `step` only after `delay`.
+    pub fn slow_down(&self, step: &str, delay: std::time::Duration) {
+        self.state.lock().unwrap().slow.push((step.to_string(), delay));
     }
 }
 
@@ -215,7 +225,8 @@ impl Respond for Fake {
             None => return ResponseTemplate::new(500).set_body_string(format!("no script for {step} {reviewer:?}")),
         };
         let n = state.seen.len();
-        ResponseTemplate::new(200).set_body_json(self.wire_answer(&body, &answer, n))
+        let delay = state.slow.iter().find(|(s, _)| *s == step).map(|(_, d)| *d).unwrap_or_default();
+        ResponseTemplate::new(200).set_body_json(self.wire_answer(&body, &answer, n)).set_delay(delay)
     }
 }
 
@@ -295,6 +306,18 @@ pub async fn gauntlet_env(
     args: &[&str],
     envs: &[(&str, &str)],
 ) -> (i32, String, String) {
+    let out = command(dir, wire, server, args, envs).output().await.expect("gauntlet runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+/// The `gauntlet` command [`gauntlet_env`] runs, for a test that needs the process.
+pub fn command(
+    dir: &Path,
+    wire: Wire,
+    server: &MockServer,
+    args: &[&str],
+    envs: &[(&str, &str)],
+) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(bin());
     cmd.current_dir(dir)
         .args(args)
@@ -306,8 +329,6 @@ pub async fn gauntlet_env(
         .env_remove("GITHUB_TOKEN")
         .env_remove("GITLAB_CI")
         .env_remove("TF_BUILD")
-        .env_remove("GITLAB_CI")
-        .env_remove("TF_BUILD")
         .envs(envs.iter().copied());
     match wire {
         Wire::Anthropic => cmd.env("ANTHROPIC_API_KEY", "test-key-anthropic").env("ANTHROPIC_BASE_URL", server.uri()),
@@ -315,6 +336,5 @@ pub async fn gauntlet_env(
             cmd.env("OPENAI_API_KEY", "test-key-openai").env("OPENAI_BASE_URL", format!("{}/v1", server.uri()))
         }
     };
-    let out = cmd.output().await.expect("gauntlet runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    cmd
 }

@@ -246,7 +246,9 @@ async fn run_check(dir: &Path, check: &Check) -> Ran {
         Ok(c) => c,
         Err(e) => return Ran { code: None, timed_out: None, output: format!("could not start sh: {e}") },
     };
-    let pid = child.id();
+    // Dropped unfinished (a timeout, or the run interrupted), the check takes the
+    // children sh started with it.
+    let mut group = Group(child.id());
     let mut stdout = child.stdout.take().expect("stdout is piped");
     let mut kept: Vec<u8> = Vec::new();
     let read = async {
@@ -266,13 +268,25 @@ async fn run_check(dir: &Path, check: &Check) -> Ran {
     let result = tokio::time::timeout(check.timeout, read).await;
     let output = String::from_utf8_lossy(&kept).into_owned();
     match result {
-        Ok(code) => Ran { code, timed_out: None, output },
-        Err(_) => {
-            // sh may have started children of its own; stop the whole group.
-            if let Some(pid) = pid {
-                let _ = std::process::Command::new("kill").args(["-KILL", "--", &format!("-{pid}")]).status();
-            }
-            Ran { code: None, timed_out: Some(check.timeout), output }
+        Ok(code) => {
+            group.0 = None;
+            Ran { code, timed_out: None, output }
+        }
+        Err(_) => Ran { code: None, timed_out: Some(check.timeout), output },
+    }
+}
+
+/// A check's process group, killed as a whole on drop unless disarmed (`None`):
+/// sh may have started children of its own.
+struct Group(Option<u32>);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0 {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{pid}")])
+                .stderr(Stdio::null())
+                .status();
         }
     }
 }

@@ -36,7 +36,7 @@ pub fn anchor(p: &Published) -> Anchor {
 }
 
 pub fn candidates(published: &[Published]) -> Vec<Candidate<'_>> {
-    published.iter().map(|p| Candidate { finding: p, anchor: p.inline.then(|| anchor(p)) }).collect()
+    published.iter().map(|p| Candidate { finding: p, anchor: p.inline.then(|| anchor(p)), fix: None }).collect()
 }
 
 pub fn review(published: Vec<Published>) -> Review {

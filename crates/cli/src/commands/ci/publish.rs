@@ -4,9 +4,11 @@ use super::Poster;
 use super::scope::Scope;
 use crate::ci_env::CiContext;
 use crate::commands::review::Prepared;
+use crate::interrupt;
 use anyhow::{Context, Result};
 use gauntlet_change::FileDiff;
 use gauntlet_change::git::Git;
+use gauntlet_loop::engine::Settings as LoopSettings;
 use gauntlet_publish::{Candidate, OverviewMarker, Request, anchor};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Location;
@@ -22,21 +24,42 @@ pub struct Target<'a> {
     pub digest: String,
     /// Comments to open per run at most.
     pub cap: usize,
+    /// `--suggest`: the fix loop to run for new comments before posting.
+    pub suggest: Option<LoopSettings>,
 }
+
+/// What an interruption before posting leaves behind.
+const STOPPED: &str = "nothing was posted to the pull request, and the temporary worktrees were removed";
 
 /// `Ok(summary line)` when posted, `Err(why not)` otherwise.
 pub type Posted = Result<String, String>;
 
-pub fn post(runtime: &tokio::runtime::Runtime, poster: &mut Poster, review: &Review, target: &Target<'_>) -> Posted {
-    let (host, existing) = poster.as_ref().map_err(Clone::clone)?;
+/// Post `review`, last and in one sync: fixes (`--suggest`) are all done before
+/// the first comment goes out. `Err` only for an interruption before posting.
+pub fn post(
+    runtime: &tokio::runtime::Runtime,
+    poster: &mut Poster,
+    review: &Review,
+    target: &Target<'_>,
+) -> Result<Posted> {
+    let (host, existing) = match poster.as_ref() {
+        Ok((host, existing)) => (host, existing),
+        Err(why) => return Ok(Err(why.clone())),
+    };
     // Anchors come from the pull request's whole diff (what the host shows),
     // even when only part of it was reviewed.
-    let text = target.git.diff(&[target.merge_base, &review.head, "--"]).map_err(|e| e.to_string())?;
-    let diffs = gauntlet_change::parse_patch(&text).map_err(|e| e.to_string())?;
+    let diffs = match target.git.diff(&[target.merge_base, &review.head, "--"]).map_err(|e| e.to_string()) {
+        Ok(text) => gauntlet_change::parse_patch(&text).map_err(|e| e.to_string()),
+        Err(e) => Err(e),
+    };
+    let diffs = match diffs {
+        Ok(d) => d,
+        Err(why) => return Ok(Err(why)),
+    };
     let candidates = review
         .published
         .iter()
-        .map(|p| Candidate { finding: p, anchor: place(&diffs, &p.location, p.inline) })
+        .map(|p| Candidate { finding: p, anchor: place(&diffs, &p.location, p.inline), fix: None })
         .collect();
     let mut notes = Vec::new();
     let reviewed = match target.scope {
@@ -58,21 +81,33 @@ pub fn post(runtime: &tokio::runtime::Runtime, poster: &mut Poster, review: &Rev
         rules: review.rules_version.clone(),
         config: target.digest.clone(),
     };
-    let request = Request { review, candidates, marker, cap: target.cap, reviewed, notes };
+    let mut request = Request { review, candidates, marker, cap: target.cap, reviewed, notes };
+    if let Some(settings) = &target.suggest {
+        let fixes =
+            super::suggest::Fixes { git: target.git, prepared: target.prepared, review, settings, diffs: &diffs };
+        fixes.attach(runtime, existing, &mut request, STOPPED)?;
+    }
+    interrupt::check(STOPPED)?;
+    // Posting is not raced against a signal: once begun, it finishes, so the pull
+    // request never shows half a run.
     let summary = runtime.block_on(gauntlet_publish::sync(host.as_ref(), existing, request)).map_err(|e| {
         if e.is_denied() {
             format!("{e}. The token may not write to this pull request: a pull request from a fork gets a read-only token; GitHub needs `permissions: pull-requests: write`, GitLab a project access token with the `api` scope, Azure DevOps the build identity's \"Contribute to pull requests\" permission")
         } else {
             e.to_string()
         }
-    })?;
-    Ok(format!("posted to {}: {summary}", host.name()))
+    });
+    Ok(summary.map(|summary| format!("posted to {}: {summary}", host.name())))
 }
 
 fn place(diffs: &[FileDiff], location: &str, inline: bool) -> Option<gauntlet_publish::Anchor> {
     let location = Location::parse(location).filter(|_| inline)?;
-    let diff = diffs.iter().find(|d| d.new_path.as_deref() == Some(location.path.as_str()))?;
-    anchor::place(diff, location.start, location.end)
+    anchor::place(diff_of(diffs, &location.path)?, location.start, location.end)
+}
+
+/// The pull request's diff of the file at head path `path`.
+pub fn diff_of<'d>(diffs: &'d [FileDiff], path: &str) -> Option<&'d FileDiff> {
+    diffs.iter().find(|d| d.new_path.as_deref() == Some(path))
 }
 
 /// Report how posting went, loudly when nothing was posted, and write the job
