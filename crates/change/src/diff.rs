@@ -56,7 +56,8 @@ impl Hunk {
     /// deletion-only hunk the single anchor line.
     pub fn new_side(&self) -> std::ops::RangeInclusive<u32> {
         let start = self.new_start.max(1);
-        start..=start + self.new_lines.max(1) - 1
+        // Saturating: a hand-built hunk may say anything; parsed ones are checked.
+        start..=start.saturating_add(self.new_lines.max(1) - 1)
     }
 }
 
@@ -131,7 +132,7 @@ fn convert_file(file: FilePatch<'_, str>) -> Result<ParsedFile<'_>, crate::Chang
     let mut diff = FileDiff { old_path, new_path, status, binary: false, old_mode, new_mode, hunks: Vec::new() };
     match file.into_patch() {
         PatchKind::Text(patch) => {
-            diff.hunks = patch.hunks().iter().map(convert_hunk).collect();
+            diff.hunks = patch.hunks().iter().map(convert_hunk).collect::<Result<_, _>>()?;
             Ok((diff, Some(patch)))
         }
         PatchKind::Binary(_) => {
@@ -177,12 +178,35 @@ fn mode_string(mode: FileMode) -> String {
     .to_string()
 }
 
-fn convert_hunk(hunk: &diffy::Hunk<'_, str>) -> Hunk {
+fn convert_hunk(hunk: &diffy::Hunk<'_, str>) -> Result<Hunk, crate::ChangeError> {
+    let (old, new) = (hunk.old_range(), hunk.new_range());
+    // Every line number of the hunk, and the one after it, must fit in a u32.
+    let fits = |start: usize, len: usize| start.checked_add(len).is_some_and(|end| end <= u32::MAX as usize);
+    if !fits(old.start(), old.len()) || !fits(new.start(), new.len()) {
+        return Err(crate::ChangeError::Parse(format!(
+            "hunk `@@ -{},{} +{},{} @@` has line numbers beyond {}, the largest supported; is the diff corrupt?",
+            old.start(),
+            old.len(),
+            new.start(),
+            new.len(),
+            u32::MAX
+        )));
+    }
+    // Line 0 only exists as the start of an empty side (`@@ -0,0 +1,2 @@`).
+    if (old.start() == 0 && !old.is_empty()) || (new.start() == 0 && !new.is_empty()) {
+        return Err(crate::ChangeError::Parse(format!(
+            "hunk `@@ -{},{} +{},{} @@` has lines numbered from 0; lines are numbered from 1",
+            old.start(),
+            old.len(),
+            new.start(),
+            new.len()
+        )));
+    }
     let mut out = Hunk {
-        old_start: to_u32(hunk.old_range().start()),
-        old_lines: to_u32(hunk.old_range().len()),
-        new_start: to_u32(hunk.new_range().start()),
-        new_lines: to_u32(hunk.new_range().len()),
+        old_start: to_u32(old.start()),
+        old_lines: to_u32(old.len()),
+        new_start: to_u32(new.start()),
+        new_lines: to_u32(new.len()),
         header: hunk.function_context().unwrap_or("").trim_end().to_string(),
         lines: Vec::with_capacity(hunk.lines().len()),
     };
@@ -202,7 +226,7 @@ fn convert_hunk(hunk: &diffy::Hunk<'_, str>) -> Hunk {
         old += u32::from(old_no.is_some());
         new += u32::from(new_no.is_some());
     }
-    out
+    Ok(out)
 }
 
 fn to_u32(n: usize) -> u32 {
@@ -254,6 +278,27 @@ mod tests {
     fn unprefixed_paths_keep_their_leading_directory() {
         let text = "diff --git a/x.rs a/x.rs\n--- a/x.rs\n+++ a/x.rs\n@@ -1 +1 @@\n-o\n+n\n";
         assert_eq!(parse_patch(text).unwrap()[0].path(), "a/x.rs");
+    }
+
+    #[test]
+    fn line_numbers_past_u32_are_a_parse_error_not_an_overflow() {
+        // Found by the `diff` fuzz target: the hunk's new-side range overflowed.
+        let text = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -4294967295,2 +4294967295,2 @@\n-a\n-b\n+c\n+d\n";
+        let Err(ChangeError::Parse(message)) = parse_patch(text) else { panic!("accepted") };
+        assert!(message.contains("beyond"), "{message}");
+        let last = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -4294967294 +4294967294 @@\n-a\n+b\n";
+        let files = parse_patch(last).unwrap();
+        assert_eq!(files[0].hunks[0].lines[1].anchor, u32::MAX - 1);
+    }
+
+    #[test]
+    fn a_non_empty_side_starting_at_line_zero_is_a_parse_error() {
+        // Found by the `diff` fuzz target: `+0,2` numbered the first added line 0.
+        let text = "diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ b/x\n@@ -0,0 +0,2 @@\n+a\n+b\n";
+        let Err(ChangeError::Parse(message)) = parse_patch(text) else { panic!("accepted") };
+        assert!(message.contains("numbered from 1"), "{message}");
+        let added = "diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ b/x\n@@ -0,0 +1,2 @@\n+a\n+b\n";
+        assert_eq!(parse_patch(added).unwrap()[0].hunks[0].lines[0].anchor, 1);
     }
 
     #[test]

@@ -124,7 +124,12 @@ impl Location {
     pub fn parse(text: &str) -> Option<Location> {
         let text = text.trim();
         let (path, lines) = text.rsplit_once(':')?;
-        let path = path.trim().trim_start_matches("./");
+        // Strip `./` and the blanks around it until neither is left, so the path
+        // reads the same when the location is written out and parsed again.
+        let mut path = path.trim();
+        while let Some(rest) = path.strip_prefix("./") {
+            path = rest.trim_start();
+        }
         if path.is_empty() {
             return None;
         }
@@ -325,6 +330,17 @@ mod tests {
         assert!(Location::parse_prefix("the guard at line 3").is_none());
         let (loc, _) = Location::parse_prefix("src/b.rs:5: the caller checks").unwrap();
         assert_eq!(loc.to_string(), "src/b.rs:5");
+    }
+
+    #[test]
+    fn a_location_reads_the_same_after_being_written_out() {
+        // Found by the `contract` fuzz target: the blank after `./` stayed in the path.
+        for text in ["  ./ b.rs:7  ", "./ ./src/a.rs:3-4", "././x.rs:1"] {
+            let loc = Location::parse(text).unwrap();
+            assert!(!loc.path.starts_with([' ', '.']), "{loc:?}");
+            assert_eq!(Location::parse(&loc.to_string()), Some(loc));
+        }
+        assert_eq!(Location::parse("./ :3"), None);
     }
 
     #[test]
