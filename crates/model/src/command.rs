@@ -16,7 +16,7 @@
 use crate::{ModelError, Provider, Request, Response, Turn, Usage};
 use serde_json::{Value, json};
 use std::process::Stdio;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 const NAME: &str = "command";
 /// Longest stderr tail kept in an error message.
@@ -79,6 +79,16 @@ impl Provider for Command {
         };
         let output = self.run(&input, request).await?;
         let program = &self.config.program;
+        if output.cut {
+            return Err(ModelError::Protocol {
+                provider: NAME.to_string(),
+                message: format!(
+                    "`{program}` printed more than {} MiB on stdout and was stopped there (a real answer is a \
+                     few KiB); check that it prints one answer and exits",
+                    crate::MAX_RESPONSE_BYTES / (1024 * 1024)
+                ),
+            });
+        }
         if !output.status.success() {
             let code = output
                 .status
@@ -99,8 +109,17 @@ impl Provider for Command {
     }
 }
 
+/// What the child left: its exit status, stdout up to the cap (`cut` when it
+/// printed more) and the end of its stderr.
+struct Output {
+    status: std::process::ExitStatus,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    cut: bool,
+}
+
 impl Command {
-    async fn run(&self, input: &str, request: &Request) -> Result<std::process::Output, ModelError> {
+    async fn run(&self, input: &str, request: &Request) -> Result<Output, ModelError> {
         let program = &self.config.program;
         let mut child = tokio::process::Command::new(program)
             .args(&self.config.args)
@@ -125,10 +144,45 @@ impl Command {
             let _ = stdin.write_all(input.as_bytes()).await;
             let _ = stdin.shutdown().await;
         });
-        let output =
-            child.wait_with_output().await.map_err(|e| self.error(format!("waiting for `{program}` failed: {e}")));
+        let stderr = tokio::spawn(read_tail(child.stderr.take(), MAX_STDERR * 4));
+        let read = read_capped(child.stdout.take(), crate::MAX_RESPONSE_BYTES).await;
         writer.abort();
-        output
+        let (stdout, cut) = read.map_err(|e| self.error(format!("reading from `{program}` failed: {e}")))?;
+        if cut {
+            // It would block writing the rest, and the rest is not wanted.
+            let _ = child.kill().await;
+        }
+        let status = child.wait().await.map_err(|e| self.error(format!("waiting for `{program}` failed: {e}")))?;
+        let stderr = stderr.await.ok().and_then(Result::ok).unwrap_or_default();
+        Ok(Output { status, stdout, stderr, cut })
+    }
+}
+
+/// Read at most `max` bytes; `true` when the stream had more (it is left unread).
+async fn read_capped(pipe: Option<impl AsyncRead + Unpin>, max: usize) -> std::io::Result<(Vec<u8>, bool)> {
+    let mut buf = Vec::new();
+    let Some(pipe) = pipe else { return Ok((buf, false)) };
+    pipe.take(max as u64 + 1).read_to_end(&mut buf).await?;
+    let cut = buf.len() > max;
+    buf.truncate(max);
+    Ok((buf, cut))
+}
+
+/// Read the whole stream (so the child never blocks writing it) and keep only
+/// its last `keep` bytes: the end is where programs say what went wrong.
+async fn read_tail(pipe: Option<impl AsyncRead + Unpin>, keep: usize) -> std::io::Result<Vec<u8>> {
+    let mut tail = Vec::new();
+    let Some(mut pipe) = pipe else { return Ok(tail) };
+    let mut chunk = vec![0u8; 8192];
+    loop {
+        let n = pipe.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(tail);
+        }
+        tail.extend_from_slice(&chunk[..n]);
+        if tail.len() > 2 * keep {
+            tail.drain(..tail.len() - keep);
+        }
     }
 }
 

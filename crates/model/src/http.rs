@@ -13,6 +13,11 @@ use std::time::Duration;
 /// Longest body excerpt kept in an error message.
 const MAX_EXCERPT: usize = 500;
 
+/// Largest answer read from a provider. A real one is a few KiB (a tool-using
+/// turn a few tens); anything near this is a misbehaving server or proxy, and
+/// reading on would only grow memory.
+pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+
 /// Builds the reqwest client shared by one provider instance. No overall request
 /// timeout here: [`crate::retry::Retrying`] owns per-attempt timeouts so that they
 /// are reported uniformly as [`ModelError::Timeout`].
@@ -48,10 +53,21 @@ pub(crate) async fn post_json<T: DeserializeOwned>(
     let resp = req.send().await.map_err(|e| transport(provider, secret, e))?;
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
-    let body = resp.bytes().await.map_err(|e| transport(provider, secret, e))?;
+    let (body, cut) = read_capped(resp, MAX_RESPONSE_BYTES).await.map_err(|e| transport(provider, secret, e))?;
     if !(200..300).contains(&status) {
+        // An error's excerpt is all that is kept, so a cut body still says enough.
         let body = String::from_utf8_lossy(&body);
         return Err(status_error(provider, secret, status, &headers, &body));
+    }
+    if cut {
+        return Err(ModelError::Protocol {
+            provider: provider.to_string(),
+            message: format!(
+                "the answer passed {} MiB and was cut off there (a real answer is a few KiB); check that \
+                 the endpoint is a model API and not a proxy or page that streams without end",
+                MAX_RESPONSE_BYTES / (1024 * 1024)
+            ),
+        });
     }
     serde_json::from_slice(&body).map_err(|e| ModelError::Protocol {
         provider: provider.to_string(),
@@ -60,6 +76,23 @@ pub(crate) async fn post_json<T: DeserializeOwned>(
             secret,
         ),
     })
+}
+
+/// Reads at most `max` bytes of the body; `true` when there was more (the rest is
+/// never read: the connection is dropped with the response).
+pub(crate) async fn read_capped(mut resp: reqwest::Response, max: usize) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    if resp.content_length().is_some_and(|n| n > max as u64) {
+        return Ok((Vec::new(), true));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await? {
+        if body.len() + chunk.len() > max {
+            body.extend_from_slice(&chunk[..max - body.len()]);
+            return Ok((body, true));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, false))
 }
 
 /// Maps a reqwest failure (connect, timeout, body read) to a retryable transport

@@ -13,6 +13,7 @@
 pub mod anthropic;
 pub mod command;
 mod http;
+pub use http::MAX_RESPONSE_BYTES;
 pub mod openai;
 pub mod record;
 pub mod retry;

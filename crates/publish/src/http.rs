@@ -11,6 +11,11 @@ use std::time::Duration;
 
 const ATTEMPTS: u32 = 3;
 
+/// Largest answer read from a code host. A page of a hundred long comments is a
+/// few MiB; past this the host (or something pretending to be it) is not
+/// answering the request, and reading on would only grow memory.
+pub const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+
 pub(crate) struct Client {
     http: reqwest::Client,
     host: &'static str,
@@ -96,9 +101,21 @@ impl Client {
         })?;
         let status = response.status();
         let headers = response.headers().clone();
-        let text = response.text().await.unwrap_or_default();
+        let (body, cut) = read_capped(response, MAX_RESPONSE_BYTES).await;
+        let text = String::from_utf8_lossy(&body);
         if !status.is_success() {
             return Err(self.status_error(status, what, &text));
+        }
+        if cut {
+            return Err(PublishError::Response {
+                host: self.host,
+                what: what.to_string(),
+                message: format!(
+                    "the answer passed {} MiB and was cut off there; check that the API URL points at the \
+                     code host itself",
+                    MAX_RESPONSE_BYTES / (1024 * 1024)
+                ),
+            });
         }
         if text.trim().is_empty() {
             return Ok((Value::Null, headers));
@@ -129,6 +146,23 @@ impl Client {
     }
 }
 
+/// At most `max` bytes of the body, and whether there was more. A body that
+/// breaks off reads as what arrived (the JSON decoding then says so).
+async fn read_capped(mut response: reqwest::Response, max: usize) -> (Vec<u8>, bool) {
+    if response.content_length().is_some_and(|n| n > max as u64) {
+        return (Vec::new(), true);
+    }
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        if body.len() + chunk.len() > max {
+            body.extend_from_slice(&chunk[..max - body.len()]);
+            return (body, true);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    (body, false)
+}
+
 /// `s` percent-encoded for one URL path segment or query value.
 pub(crate) fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -152,5 +186,31 @@ pub(crate) fn string(value: &Value, pointer: &str, host: &'static str, what: &st
             what: what.to_string(),
             message: format!("no `{pointer}` in the answer"),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    #[tokio::test]
+    async fn an_endless_answer_is_cut_off_at_the_cap_and_named() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/repos/o/r/pulls/1/comments", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let _ = socket.read(&mut [0u8; 16 * 1024]).await;
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
+            socket.write_all(head.as_bytes()).await.unwrap();
+            let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, "[".repeat(64 * 1024));
+            while socket.write_all(chunk.as_bytes()).await.is_ok() {}
+        });
+        let client = Client::new("GitHub", &[("authorization", "Bearer secret-token".into())], "secret-token").unwrap();
+        let read = tokio::time::timeout(Duration::from_secs(60), client.get(&url, "list review comments"));
+        let err = read.await.expect("the read stops at the cap").unwrap_err();
+        let message = err.to_string();
+        assert!(matches!(err, PublishError::Response { .. }), "{message}");
+        assert!(message.contains("32 MiB") && message.contains("list review comments"), "{message}");
     }
 }

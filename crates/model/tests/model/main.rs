@@ -3,6 +3,7 @@
 
 mod anthropic;
 mod command;
+mod limits;
 mod openai;
 mod retry;
 mod secrets;
