@@ -144,6 +144,10 @@ pub struct ReviewArgs {
     /// Stop scheduling model calls once the estimated cost reaches USD.
     #[arg(long, value_name = "USD")]
     pub max_cost: Option<f64>,
+    /// End the run after SECS seconds: no model call starts after that, calls in flight
+    /// are abandoned, the report names what was not done, and the exit code is 1.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
     /// Store every model call (request and response) in DIR, one JSON file each.
     #[arg(long, value_name = "DIR", conflicts_with = "replay")]
     pub record: Option<PathBuf>,

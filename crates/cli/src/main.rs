@@ -53,6 +53,10 @@ fn main() -> ExitCode {
     }
 }
 
+/// What a run cut short by `--timeout` says last.
+const TIMED_OUT: &str = "the run reached its --timeout before it was done, so the review is partial and the \
+    report's gaps name what was not done; raise --timeout, or review a smaller change";
+
 fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
@@ -96,6 +100,10 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
                 commands::review::Outcome::Done => Ok(ExitCode::SUCCESS),
                 commands::review::Outcome::NothingReviewed => {
                     eprintln!("gauntlet: every reviewer failed; see the coverage gaps above");
+                    Ok(ExitCode::from(1))
+                }
+                commands::review::Outcome::TimedOut => {
+                    eprintln!("gauntlet: {TIMED_OUT}");
                     Ok(ExitCode::from(1))
                 }
             }

@@ -209,3 +209,16 @@ fn the_ci_templates_check_out_full_history_and_grant_what_posting_needs() {
         assert!(help.contains(flag), "`gauntlet ci` lacks {flag}, which the templates and README use");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_cut_short_by_timeout_posts_nothing_and_fails() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let model = wiremock::MockServer::start().await;
+    let hang = wiremock::ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(40));
+    wiremock::Mock::given(wiremock::matchers::method("POST")).respond_with(hang).mount(&model).await;
+    let host = fakes::github::start().await;
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--timeout", "2", "--reviewers", "correctness"]).await;
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("--timeout") && stderr.contains("nothing was posted"), "{stderr}");
+    assert_eq!(host.state().writes, 0, "a partial review would resolve threads it never got to");
+}

@@ -88,3 +88,30 @@ async fn a_429_asking_for_an_hour_fails_at_once_naming_the_wait() {
     assert_names_what_was_not_done(&report, &stderr, &["429", "retry-after", "rate"]);
     assert!(took < Duration::from_secs(25), "the run waited an hour's worth: {took:?}");
 }
+
+#[tokio::test]
+async fn timeout_ends_the_whole_run_abandoning_calls_in_flight_and_naming_them() {
+    let dir = repo(&[("src/f.py", BASE)], &[("src/f.py", HEAD)]);
+    // One call may take a minute; the run as a whole gets two seconds.
+    std::fs::write(dir.path().join("gauntlet.toml"), "[network]\ntimeout_secs = 60\nmax_attempts = 1\n").unwrap();
+    let server = MockServer::start().await;
+    let hang = ResponseTemplate::new(200).set_body_json(anthropic_text("{}")).set_delay(Duration::from_secs(40));
+    Mock::given(method("POST")).respond_with(hang).mount(&server).await;
+    let started = Instant::now();
+    let args = ["review", "--format", "json", "--reviewers", "correctness,error-handling", "--timeout", "2"];
+    let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
+    let took = started.elapsed();
+    assert_eq!(code, 1, "a run cut short fails\nstdout: {stdout}\nstderr: {stderr}");
+    assert!(took < Duration::from_secs(20), "the run waited for the hung calls: {took:?}");
+    assert!(stderr.contains("--timeout") && stderr.contains("partial"), "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("a JSON report even so");
+    assert_eq!(report["published"], json!([]));
+    let gaps = report["gaps"].as_array().unwrap();
+    for reviewer in ["correctness", "error-handling"] {
+        let gap = gaps.iter().find(|g| g["step"] == "find" && g["reviewer"] == reviewer);
+        let message = gap.unwrap_or_else(|| panic!("no gap for {reviewer}: {gaps:?}"))["message"].as_str().unwrap();
+        assert!(message.contains("time limit of 2s (--timeout)"), "{message}");
+    }
+    let notes = report["notes"].to_string();
+    assert!(notes.contains("time limit"), "the report says the run was cut short: {notes}");
+}

@@ -4,7 +4,7 @@
 use crate::converge::ExitReason;
 use gauntlet_model::{Request, Tier, Turn, Usage};
 use gauntlet_review::cost::Prices;
-use gauntlet_review::pipeline::{Budget, Ledger, Models};
+use gauntlet_review::pipeline::{Budget, Deadline, Ledger, Models};
 use gauntlet_review::review::StepUsage;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -51,6 +51,13 @@ impl Meter {
         Meter { models, prices, ledger: Ledger::new(budget), usage: Mutex::new(BTreeMap::new()) }
     }
 
+    /// The same meter, also holding every call to `deadline` (`--timeout`): past
+    /// it no call starts and one in flight is abandoned, ending its loop as a budget stop.
+    pub fn with_deadline(mut self, deadline: Option<Deadline>) -> Meter {
+        self.ledger = self.ledger.with_deadline(deadline);
+        self
+    }
+
     pub fn models(&self) -> &Models {
         &self.models
     }
@@ -75,7 +82,13 @@ impl Meter {
             .admit(worst.input + worst.output, self.cost(req.tier, &worst).unwrap_or(0.0))
             .map_err(|message| Stop { exit: ExitReason::Budget, message })?;
         let started = Instant::now();
-        let result = self.models.get(req.tier).complete(req).await;
+        let result = match self.ledger.within(self.models.get(req.tier).complete(req)).await {
+            Ok(result) => result,
+            Err(message) => {
+                self.ledger.settle(reservation, 0, 0.0);
+                return Err(Stop { exit: ExitReason::Budget, message });
+            }
+        };
         let wall_ms = started.elapsed().as_millis() as u64;
         match result {
             Ok(resp) => {

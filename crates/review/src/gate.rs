@@ -184,7 +184,10 @@ pub fn decide(input: &GateInput<'_>, config: &GateConfig) -> Result<Decision, St
         ));
     }
     if let Some(max) = config.max_changed_lines.filter(|m| changed_lines > *m) {
-        return skip(format!("{changed_lines} changed lines, more than max_changed_lines = {max}"));
+        return skip(format!(
+            "{changed_lines} changed lines, more than max_changed_lines = {max}: split the change, raise \
+             `[gate] max_changed_lines` in gauntlet.toml, or pass --force to review it anyway"
+        ));
     }
     if input.already_reviewed {
         return skip(

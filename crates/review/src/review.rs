@@ -32,6 +32,9 @@ pub struct Review {
     /// gaps this tells whether anything was reviewed at all.
     #[serde(skip)]
     pub find_units: usize,
+    /// The run's time limit cut it short (a note and the gaps say what was not done).
+    #[serde(skip)]
+    pub timed_out: bool,
 }
 
 impl Review {

@@ -115,6 +115,27 @@ fn too_few_changed_lines_are_skipped() {
 }
 
 #[test]
+fn a_change_over_max_changed_lines_is_skipped_with_what_to_do() {
+    let c = change(vec![file("src/a.rs", 30, 12, "x\n")]);
+    let input = GateInput {
+        change: &c,
+        pr: &PrMeta::default(),
+        commit_subjects: &[],
+        generated_globs: &[],
+        already_reviewed: false,
+        force: false,
+    };
+    let config = GateConfig { max_changed_lines: Some(40), ..GateConfig::default() };
+    let reason = skip_reason(decide(&input, &config).unwrap());
+    assert!(reason.starts_with("42 changed lines, more than max_changed_lines = 40"), "{reason}");
+    assert!(reason.contains("[gate] max_changed_lines") && reason.contains("--force"), "{reason}");
+    let forced = GateInput { force: true, ..input };
+    assert!(matches!(decide(&forced, &config).unwrap(), Decision::Review { changed_lines: 42, .. }));
+    let roomy = GateConfig { max_changed_lines: Some(42), ..GateConfig::default() };
+    assert!(matches!(decide(&input, &roomy).unwrap(), Decision::Review { .. }), "the limit itself is allowed");
+}
+
+#[test]
 fn a_head_already_reviewed_with_the_same_rules_is_skipped() {
     assert!(skip_reason(run(&code(), PrMeta::default(), &[], true, false)).contains("already reviewed"));
 }

@@ -81,6 +81,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         context_tokens: settings.context_tokens(&specs),
         tools: settings.tool_limits(),
         reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(false),
+        deadline: None,
     };
     let provider = models.label(Tier::Standard);
     let deep_settings = settings.clone();

@@ -84,6 +84,13 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     }
     let review = crate::interrupt::block_on(&runtime, STOPPED, prepared.run(git))??;
     print!("{}", gauntlet_report::render(&review, format, &opts));
+    if review.timed_out {
+        // A partial review would read as "fixed" for every finding it never got to.
+        eprintln!(
+            "gauntlet: the run reached its --timeout before it was done; nothing was posted (see the gaps above)"
+        );
+        return Ok(ExitCode::from(1));
+    }
     if review.nothing_reviewed() {
         eprintln!("gauntlet: every reviewer failed; nothing was posted (see the coverage gaps above)");
         return Ok(ExitCode::from(1));

@@ -15,7 +15,7 @@ use gauntlet_loop::fix::summary::{FixReport, ItemReport, patch_file_name, render
 use gauntlet_loop::fix::{FixRun, WorkItem, apply_to, fix_all, is_commit, parse_report};
 use gauntlet_loop::meter::Meter;
 use gauntlet_model::Tier;
-use gauntlet_review::pipeline::{Budget, Models};
+use gauntlet_review::pipeline::{Budget, Deadline, Models};
 use gauntlet_review::review::{Review, StepUsage};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -75,7 +75,11 @@ pub fn run(git: &Git, config: Option<&Path>, args: &FixArgs, env: &Env, is_tty: 
         jobs: work.settings.concurrency,
     };
     let budget = remaining(work.settings.budget, &work.review_usage);
-    let meter = Meter::new(work.models.clone(), work.settings.prices.clone(), budget);
+    let deadline = args
+        .review
+        .timeout
+        .map(|secs| Deadline { at: started + Duration::from_secs(secs), limit: Duration::from_secs(secs) });
+    let meter = Meter::new(work.models.clone(), work.settings.prices.clone(), budget).with_deadline(deadline);
     eprintln!(
         "gauntlet: fixing {} finding(s), up to {} rounds each, {} at a time, on {}",
         work.items.len(),

@@ -45,6 +45,8 @@ pub enum Outcome {
     Done,
     /// Every reviewer failed: nothing was reviewed.
     NothingReviewed,
+    /// `--timeout` ended the run before it was done.
+    TimedOut,
 }
 
 pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tty: bool) -> Result<Outcome> {
@@ -65,6 +67,9 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
     let runtime = tokio::runtime::Runtime::new()?;
     let review = crate::interrupt::block_on(&runtime, STOPPED, prepared.run(git))??;
     print!("{}", gauntlet_report::render(&review, format, &opts));
+    if review.timed_out {
+        return Ok(Outcome::TimedOut);
+    }
     if review.nothing_reviewed() {
         return Ok(Outcome::NothingReviewed);
     }
@@ -110,6 +115,7 @@ pub struct Prepared {
 
 /// Acquire the change, run the gate, choose the reviewers and build the providers.
 pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> Result<Plan> {
+    let deadline = args.timeout.map(|secs| pipeline::Deadline::after(std::time::Duration::from_secs(secs)));
     let mut change = gauntlet_change::acquire(git, &target(&args.change)?)?;
     let skip = |change: &Change, rules_version: &str, reason: &str| -> Result<Plan> {
         Ok(Plan::Skip(Box::new(Review {
@@ -209,6 +215,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         context_tokens: settings.context_tokens(&specs),
         tools: settings.tool_limits(),
         reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(false),
+        deadline,
     };
     eprintln!(
         "gauntlet: reviewing {} file(s), {changed_lines} changed line(s), with {} reviewer(s) on {}",

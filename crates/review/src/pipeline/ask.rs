@@ -74,7 +74,13 @@ pub(crate) async fn call(ctx: &Ctx<'_>, req: &Request) -> Result<Response, Failu
     let worst_cost = ctx.cost(req.tier, &worst).unwrap_or(0.0);
     let reservation = ctx.ledger.admit(worst.input + worst.output, worst_cost)?;
     let started = Instant::now();
-    let result = provider.complete(req).await;
+    let result = match ctx.ledger.within(provider.complete(req)).await {
+        Ok(result) => result,
+        Err(abandoned) => {
+            ctx.ledger.settle(reservation, 0, 0.0);
+            return Err(abandoned);
+        }
+    };
     let wall_ms = started.elapsed().as_millis() as u64;
     match result {
         Ok(resp) => {

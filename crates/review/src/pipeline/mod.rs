@@ -10,7 +10,7 @@ mod find;
 mod head;
 mod validate;
 
-pub use budget::{Budget, Ledger, Reservation};
+pub use budget::{Budget, Deadline, Ledger, Reservation};
 pub use head::RepoHead;
 
 use crate::adjudicate::adjudicate;
@@ -73,6 +73,8 @@ pub struct Options {
     pub tools: crate::sandbox::Limits,
     /// Whether reviewers, not only validators, may read more code through tools.
     pub reviewer_tools: bool,
+    /// When the whole run must end (`--timeout`); `None`: no limit.
+    pub deadline: Option<Deadline>,
 }
 
 impl Options {
@@ -96,6 +98,7 @@ impl Default for Options {
             context_tokens: 100_000,
             tools: crate::sandbox::Limits::default(),
             reviewer_tools: false,
+            deadline: None,
         }
     }
 }
@@ -214,7 +217,7 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     let started = Instant::now();
     let usage = Mutex::new(BTreeMap::new());
     let session_gaps = Mutex::new(Vec::new());
-    let ledger = budget::Ledger::new(opts.budget);
+    let ledger = budget::Ledger::new(opts.budget).with_deadline(opts.deadline);
     let guidance_tokens: usize = input.guidance.iter().map(|g| g.text.len() / 4).sum();
     let reserve = RESERVE_TOKENS.min(opts.context_tokens / 4);
     let budget = opts.context_tokens.saturating_sub(reserve + guidance_tokens).max(1_000);
@@ -294,6 +297,15 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     review.dropped.extend(adj.dropped);
     review.usage = usage.into_inner().expect("usage lock").into_values().collect();
     review.wall_ms = started.elapsed().as_millis() as u64;
+    if ledger.timed_out() {
+        review.timed_out = true;
+        review.notes.insert(
+            0,
+            "the run reached its time limit (--timeout): calls still to make were not started and calls in \
+             flight were abandoned; the gaps name each one, and findings they left unvalidated are not published"
+                .into(),
+        );
+    }
     review
 }
 
