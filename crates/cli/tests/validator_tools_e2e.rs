@@ -227,7 +227,9 @@ async fn step_limit_ends_the_loop_with_a_recorded_gap() {
     assert!(last.to_string().contains("used all 8 turns of tool calls"));
     let gaps = report["gaps"].as_array().unwrap();
     assert!(
-        gaps.iter().any(|g| g["step"] == "validate" && g["message"].as_str().unwrap().contains("all 8 tool steps")),
+        gaps.iter().any(|g| g["step"] == "validate"
+            && g["message"].as_str().unwrap().contains("all 8 tool steps")
+            && g["message"].as_str().unwrap().contains("[validate] max_steps")),
         "{gaps:?}"
     );
     assert_eq!(report["published"][0]["claim"], REAL, "the forced answer still counts");

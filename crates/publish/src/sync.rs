@@ -78,7 +78,7 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
     }
     if plan.over_cap > 0 {
         request.notes.push(format!(
-            "At most {} comments are opened per run; {} more findings are listed here.",
+            "At most {} comments are opened per run (`gauntlet ci --max-comments`); {} more findings are listed here.",
             request.cap, plan.over_cap
         ));
     }

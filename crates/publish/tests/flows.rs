@@ -120,6 +120,7 @@ async fn the_cap_holds_and_the_rest_go_to_the_overview(fake: Fake) {
     assert_eq!(fake.inline().len(), 15);
     let overview = &fake.overviews()[0];
     assert!(overview.contains("defect number 19") && !overview.contains("defect number 3 "), "{overview}");
+    assert!(overview.contains("At most 15 comments") && overview.contains("max-comments"), "{overview}");
     let again = publish(&fake, many).await.unwrap();
     assert_eq!((again.created, again.over_cap), (5, 0), "the next run opens the rest: {again:?}");
 }

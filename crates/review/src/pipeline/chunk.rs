@@ -48,7 +48,8 @@ pub fn plan(change: &Change, budget: usize) -> (Vec<Change>, Vec<NotReviewed>) {
             too_large.push(NotReviewed {
                 path: f.diff.path().to_string(),
                 reason: format!(
-                    "too large: its changes alone are ~{} tokens, over the ~{budget} that fit",
+                    "too large: its changes alone are ~{} tokens, over the ~{budget} that fit; review it \
+                     in smaller commits, or raise `[review] context_tokens` if the model's window is larger",
                     hunks_cost(f)
                 ),
             });
@@ -126,6 +127,7 @@ mod tests {
         assert_eq!(skipped.len(), 1);
         assert_eq!(skipped[0].path, "huge");
         assert!(skipped[0].reason.contains("too large"));
+        assert!(skipped[0].reason.contains("[review] context_tokens"), "says what to do: {}", skipped[0].reason);
         assert_eq!(parts[0].files[0].diff.path(), "small");
     }
 }

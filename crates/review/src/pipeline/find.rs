@@ -103,7 +103,7 @@ pub(crate) fn step_limit_gap(step: &str, reviewer: &str, finding: Option<&str>, 
         finding: finding.map(str::to_string),
         message: format!(
             "the session used all {max_steps} tool steps and still wanted to read more; \
-             it answered from what it had read"
+             it answered from what it had read (`[validate] max_steps` allows more)"
         ),
     }
 }
