@@ -144,7 +144,7 @@ async fn get(client: &reqwest::Client, url: &str, auth: &(&str, String)) -> Resu
     if !status.is_success() {
         bail!("{} answered {status}", url.split('?').next().unwrap_or(url));
     }
-    resp.json().await.context("decoding the code host's answer")
+    gauntlet_publish::read_json(resp).await.map_err(anyhow::Error::msg).context("decoding the code host's answer")
 }
 
 fn ids(list: &Value, pointer: &str) -> Vec<u64> {

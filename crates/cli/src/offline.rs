@@ -31,7 +31,8 @@ fn ollama_model() -> Option<String> {
     stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
     stream.write_all(b"GET /api/tags HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
     let mut reply = Vec::new();
-    stream.read_to_end(&mut reply).ok()?;
+    // A model list is a few KiB; whatever else listens on the port gets 1 MiB at most.
+    stream.take(1 << 20).read_to_end(&mut reply).ok()?;
     let reply = String::from_utf8_lossy(&reply);
     let (_, body) = reply.split_once("\r\n\r\n")?;
     let tags: serde_json::Value = serde_json::from_str(body).ok()?;

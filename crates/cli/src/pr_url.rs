@@ -123,7 +123,10 @@ async fn fetch(pr: &PrUrl, env: &Env) -> Result<PrInfo> {
             "check the URL; a private repository needs GITHUB_TOKEN, GAUNTLET_GITLAB_TOKEN or AZURE_DEVOPS_TOKEN";
         bail!("the host answered HTTP {} for {}: {hint}", status.as_u16(), pr.api);
     }
-    let body: Value = response.json().await.context("the pull request's description is not JSON")?;
+    let body: Value = gauntlet_publish::read_json(response)
+        .await
+        .map_err(anyhow::Error::msg)
+        .context("the pull request's description could not be read")?;
     info(pr, &body).with_context(|| format!("unexpected answer from {}", pr.api))
 }
 

@@ -146,6 +146,19 @@ impl Client {
     }
 }
 
+/// A response's body as JSON, read up to [`MAX_RESPONSE_BYTES`]; for callers that
+/// talk to a code host without this module's client.
+pub async fn read_json(response: reqwest::Response) -> Result<Value, String> {
+    let (body, cut) = read_capped(response, MAX_RESPONSE_BYTES).await;
+    if cut {
+        return Err(format!(
+            "the answer passed {} MiB and was cut off there; check that the URL points at the code host's API",
+            MAX_RESPONSE_BYTES / (1024 * 1024)
+        ));
+    }
+    serde_json::from_slice(&body).map_err(|e| format!("not JSON ({e})"))
+}
+
 /// At most `max` bytes of the body, and whether there was more. A body that
 /// breaks off reads as what arrived (the JSON decoding then says so).
 async fn read_capped(mut response: reqwest::Response, max: usize) -> (Vec<u8>, bool) {
@@ -194,18 +207,36 @@ mod tests {
     use super::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    #[tokio::test]
-    async fn an_endless_answer_is_cut_off_at_the_cap_and_named() {
+    /// The URL of a server whose every answer is a 200 with a body that never ends.
+    async fn endless() -> String {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/repos/o/r/pulls/1/comments", listener.local_addr().unwrap());
         tokio::spawn(async move {
-            let (mut socket, _) = listener.accept().await.unwrap();
-            let _ = socket.read(&mut [0u8; 16 * 1024]).await;
-            let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
-            socket.write_all(head.as_bytes()).await.unwrap();
-            let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, "[".repeat(64 * 1024));
-            while socket.write_all(chunk.as_bytes()).await.is_ok() {}
+            while let Ok((mut socket, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let _ = socket.read(&mut [0u8; 16 * 1024]).await;
+                    let head =
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
+                    socket.write_all(head.as_bytes()).await.unwrap();
+                    let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, "[".repeat(64 * 1024));
+                    while socket.write_all(chunk.as_bytes()).await.is_ok() {}
+                });
+            }
         });
+        url
+    }
+
+    #[tokio::test]
+    async fn an_endless_answer_to_a_bare_request_is_cut_off_too() {
+        let response = reqwest::get(endless().await).await.unwrap();
+        let read = tokio::time::timeout(Duration::from_secs(60), read_json(response));
+        let message = read.await.expect("the read stops at the cap").unwrap_err();
+        assert!(message.contains("32 MiB"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn an_endless_answer_is_cut_off_at_the_cap_and_named() {
+        let url = endless().await;
         let client = Client::new("GitHub", &[("authorization", "Bearer secret-token".into())], "secret-token").unwrap();
         let read = tokio::time::timeout(Duration::from_secs(60), client.get(&url, "list review comments"));
         let err = read.await.expect("the read stops at the cap").unwrap_err();

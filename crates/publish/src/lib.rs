@@ -36,6 +36,7 @@ pub mod suggest;
 pub mod sync;
 
 pub use host::{Anchor, CodeHost, Existing, Handle, NewComment, Overview, Thread};
+pub use http::{MAX_RESPONSE_BYTES, read_json};
 pub use marker::{FindingMarker, OverviewMarker};
 pub use plan::{Action, Candidate, DEFAULT_CAP, Plan, plan_sync};
 pub use suggest::{Dialect, ReviewedFix, Suggestion, Unsuitable};
