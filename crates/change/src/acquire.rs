@@ -33,14 +33,16 @@ pub enum PatchSource {
 pub fn acquire(git: &Git, target: &Target) -> Result<Change, ChangeError> {
     match target {
         Target::Default => {
-            let head = git.resolve("HEAD")?;
-            let branch = git.default_branch()?;
-            let tip = git.resolve(&branch)?;
-            commit_range(git, &tip, head)
+            // HEAD and the default branch's candidates in one git process.
+            let mut revs = vec!["HEAD"];
+            revs.extend(crate::git::DEFAULT_BRANCHES);
+            let shas = git.try_resolve_many(&revs)?;
+            let head = shas[0].clone().ok_or_else(|| ChangeError::BadRevision { rev: "HEAD".into() })?;
+            let tip = shas[1..].iter().flatten().next().ok_or(ChangeError::NoDefaultBranch)?;
+            commit_range(git, tip, head)
         }
         Target::Range { base, head } => {
-            let head = git.resolve(head.as_deref().unwrap_or("HEAD"))?;
-            let tip = git.resolve(base)?;
+            let [head, tip] = git.resolve_all([head.as_deref().unwrap_or("HEAD"), base])?;
             commit_range(git, &tip, head)
         }
         Target::Staged => {
@@ -69,27 +71,66 @@ fn commit_range(git: &Git, tip: &str, head: String) -> Result<Change, ChangeErro
     // The diff and the head contents are independent git processes: run them side by
     // side, so reading whole files adds little to the time `git diff` takes anyway.
     let (text, prefetched) = std::thread::scope(|scope| {
-        let reader = scope.spawn(|| prefetch(git, &base, &head, &snapshot));
+        let reader = scope.spawn(|| prefetch(git, &base, &head));
         let text = git.diff(&[&base, &head, "--"]);
         (text, reader.join().unwrap_or_else(|_| Ok(HashMap::new())))
     });
     from_git_diff_with(git, base, head, snapshot, &text?, prefetched?)
 }
 
-/// Head contents of every file the range adds or changes, keyed by head path.
-fn prefetch(
-    git: &Git,
-    base: &str,
-    head: &str,
-    snapshot: &Snapshot,
-) -> Result<HashMap<String, Option<Vec<u8>>>, ChangeError> {
-    let names =
-        git.run(&["diff", "--name-only", "-z", "--no-ext-diff", "--diff-filter=d", "-M", "-C", base, head, "--"])?;
-    let paths: Vec<String> =
-        names.split(|b| *b == 0).filter(|p| !p.is_empty()).map(|p| String::from_utf8_lossy(p).into_owned()).collect();
-    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-    let contents = git.read_many(snapshot, &refs)?;
-    Ok(paths.into_iter().zip(contents).collect())
+/// Head contents of every file the range adds or changes, keyed by head path. The
+/// blob ids come from `git diff --raw`, which is cheap next to the full diff, and
+/// reading blobs by id spares git a tree lookup per path.
+fn prefetch(git: &Git, base: &str, head: &str) -> Result<HashMap<String, Option<Vec<u8>>>, ChangeError> {
+    let raw = git.run(&[
+        "diff",
+        "--raw",
+        "-z",
+        "--no-abbrev",
+        "--no-ext-diff",
+        "--diff-filter=d",
+        "-M",
+        "-C",
+        base,
+        head,
+        "--",
+    ])?;
+    let entries = raw_entries(&raw);
+    let oids: Vec<&str> = entries.iter().map(|(_, oid)| oid.as_str()).collect();
+    let contents = git.read_blobs(&oids)?;
+    Ok(entries.into_iter().map(|(path, _)| path).zip(contents).collect())
+}
+
+/// `(head path, head blob id)` of each entry of `git diff --raw -z --no-abbrev`
+/// output (`:MODE MODE OID OID STATUS\0PATH\0`, with a second path for renames and
+/// copies). Submodules have no blob at head and are left out.
+fn raw_entries(raw: &[u8]) -> Vec<(String, String)> {
+    let mut fields = raw.split(|b| *b == 0);
+    let mut out = Vec::new();
+    while let Some(meta) = fields.next() {
+        let Some(meta) = meta.strip_prefix(b":") else {
+            continue;
+        };
+        let meta = String::from_utf8_lossy(meta);
+        let parts: Vec<&str> = meta.split(' ').collect();
+        let [_, new_mode, _, new_oid, status] = parts[..] else {
+            continue;
+        };
+        let two_paths = status.starts_with('R') || status.starts_with('C');
+        let Some(mut path) = fields.next() else {
+            break;
+        };
+        if two_paths {
+            let Some(to) = fields.next() else {
+                break;
+            };
+            path = to;
+        }
+        if new_mode != "160000" {
+            out.push((String::from_utf8_lossy(path).into_owned(), new_oid.to_string()));
+        }
+    }
+    out
 }
 
 /// HEAD's sha, or the empty tree in a repository without commits, so a first commit's
@@ -228,4 +269,35 @@ fn post_image_at_hunks(text: &str, diff: &FileDiff) -> Option<bool> {
         }
     }
     compared.then_some(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::raw_entries;
+
+    #[test]
+    fn raw_entries_take_the_head_path_and_blob_and_skip_submodules() {
+        let oid = |c: char| c.to_string().repeat(40);
+        let raw = format!(
+            ":100644 100644 {a} {b} M\0src/lib.rs\0\
+             :100644 100644 {a} {c} R087\0old name.rs\0new name.rs\0\
+             :100644 100644 {a} {d} C100\0orig.rs\0copy.rs\0\
+             :000000 160000 {z} {e} A\0vendor/sub\0\
+             :000000 100755 {z} {f} A\0run.sh\0",
+            a = oid('a'),
+            b = oid('b'),
+            c = oid('c'),
+            d = oid('d'),
+            e = oid('e'),
+            f = oid('f'),
+            z = oid('0'),
+        );
+        let got = raw_entries(raw.as_bytes());
+        let want: Vec<(String, String)> =
+            [("src/lib.rs", 'b'), ("new name.rs", 'c'), ("copy.rs", 'd'), ("run.sh", 'f')]
+                .into_iter()
+                .map(|(p, c)| (p.to_string(), oid(c)))
+                .collect();
+        assert_eq!(got, want);
+    }
 }

@@ -8,6 +8,12 @@ use crate::{ChangeError, Snapshot};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Symbolic links and the target each stores, sorted by path.
+pub type Links = Vec<(String, String)>;
+
+/// Where [`Git::default_branch`] looks, in order.
+pub const DEFAULT_BRANCHES: [&str; 3] = ["origin/HEAD", "main", "master"];
+
 #[derive(Clone, Debug)]
 pub struct Git {
     root: PathBuf,
@@ -69,19 +75,40 @@ impl Git {
         // A newline would end the batch request early; such rare paths go one by one.
         let (batched, single): (Vec<usize>, Vec<usize>) = (0..paths.len()).partition(|i| !paths[*i].contains('\n'));
         let mut out: Vec<Option<Vec<u8>>> = vec![None; paths.len()];
-        let input: String = batched.iter().map(|i| format!("{rev}:{}\n", paths[*i])).collect();
+        let names: Vec<String> = batched.iter().map(|i| format!("{rev}:{}", paths[*i])).collect();
+        for (i, object) in batched.into_iter().zip(self.cat_batch(&names)?) {
+            out[i] = object;
+        }
+        for i in single {
+            out[i] = self.read(snapshot, paths[i])?;
+        }
+        Ok(out)
+    }
+
+    /// The contents of blobs named by object id, in order (`None` for an id that is
+    /// missing or not a blob). Faster than [`Git::read_many`] when the ids are known
+    /// already: git skips looking each path up in its tree.
+    pub fn read_blobs(&self, oids: &[&str]) -> Result<Vec<Option<Vec<u8>>>, ChangeError> {
+        let names: Vec<String> = oids.iter().map(|o| o.to_string()).collect();
+        self.cat_batch(&names)
+    }
+
+    /// One `git cat-file --batch` over `names` (none of which holds a newline).
+    fn cat_batch(&self, names: &[String]) -> Result<Vec<Option<Vec<u8>>>, ChangeError> {
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        let input: String = names.iter().flat_map(|n| [n.as_str(), "\n"]).collect();
         let stdout = self.run_with_stdin(&["cat-file", "--batch"], input.into_bytes())?;
         let mut rest = stdout.as_slice();
-        for i in batched {
+        let mut out = Vec::with_capacity(names.len());
+        for _ in names {
             let (object, after) = parse_batch_entry(rest).ok_or_else(|| ChangeError::Git {
                 args: "cat-file --batch".into(),
                 stderr: "truncated output".into(),
             })?;
-            out[i] = object;
+            out.push(object);
             rest = after;
-        }
-        for i in single {
-            out[i] = self.read(snapshot, paths[i])?;
         }
         Ok(out)
     }
@@ -110,56 +137,92 @@ impl Git {
     /// Every file path at a snapshot (`git ls-tree -r --name-only`, `git ls-files`),
     /// sorted.
     pub fn list_files(&self, snapshot: &Snapshot) -> Result<Vec<String>, ChangeError> {
-        let mut files = match snapshot {
-            Snapshot::Commit(rev) => split_z(&self.run(&["ls-tree", "-r", "--name-only", "-z", rev])?),
-            Snapshot::Index => split_z(&self.run(&["ls-files", "-z"])?),
-            Snapshot::Worktree => {
-                let listed = self.run(&["ls-files", "-z", "--cached", "--others", "--exclude-standard"])?;
-                // Tracked files deleted on disk are still in the index; they are not
-                // part of the working tree.
-                let mut files = split_z(&listed);
-                files.retain(|f| self.root.join(f).symlink_metadata().is_ok());
-                files
-            }
-        };
-        // Unmerged paths are listed once per stage.
-        files.sort();
-        files.dedup();
-        Ok(files)
+        Ok(self.list_files_and_links(snapshot)?.0)
     }
 
     /// The symbolic links at a snapshot, each with the target it stores (mode 120000
     /// entries of the tree or index; `read_link` on disk), sorted by path. Tool reads
     /// need them: a link may point outside the repository.
     pub fn symlinks(&self, snapshot: &Snapshot) -> Result<Vec<(String, String)>, ChangeError> {
-        let paths: Vec<String> = match snapshot {
-            Snapshot::Commit(rev) => link_paths(&self.run(&["ls-tree", "-r", "-z", rev])?),
-            Snapshot::Index => link_paths(&self.run(&["ls-files", "--stage", "-z"])?),
+        Ok(self.list_files_and_links(snapshot)?.1)
+    }
+
+    /// [`Git::list_files`] and [`Git::symlinks`] from one listing of the snapshot.
+    pub fn list_files_and_links(&self, snapshot: &Snapshot) -> Result<(Vec<String>, Links), ChangeError> {
+        let (mut files, link_paths) = match snapshot {
+            Snapshot::Commit(rev) => entries(&self.run(&["ls-tree", "-r", "-z", "--full-tree", rev])?),
+            Snapshot::Index => entries(&self.run(&["ls-files", "--stage", "-z"])?),
             Snapshot::Worktree => {
-                let mut links = Vec::new();
-                for path in self.list_files(snapshot)? {
-                    if let Ok(target) = std::fs::read_link(self.root.join(&path)) {
-                        links.push((path, target.to_string_lossy().into_owned()));
-                    }
-                }
-                return Ok(links);
+                let listed = self.run(&["ls-files", "-z", "--cached", "--others", "--exclude-standard"])?;
+                // Tracked files deleted on disk are still in the index; they are not
+                // part of the working tree.
+                let mut files = split_z(&listed);
+                files.retain(|f| self.root.join(f).symlink_metadata().is_ok());
+                files.sort();
+                files.dedup();
+                let links = files
+                    .iter()
+                    .filter_map(|path| {
+                        let target = std::fs::read_link(self.root.join(path)).ok()?;
+                        Some((path.clone(), target.to_string_lossy().into_owned()))
+                    })
+                    .collect();
+                return Ok((files, links));
             }
         };
-        let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+        // Unmerged paths are listed once per stage.
+        files.sort();
+        files.dedup();
+        let refs: Vec<&str> = link_paths.iter().map(String::as_str).collect();
         let targets = self.read_many(snapshot, &refs)?;
-        let mut links: Vec<(String, String)> = paths
+        let mut links: Vec<(String, String)> = link_paths
             .into_iter()
             .zip(targets)
             .filter_map(|(p, t)| Some((p, String::from_utf8_lossy(&t?).into_owned())))
             .collect();
         links.sort();
         links.dedup_by(|a, b| a.0 == b.0);
-        Ok(links)
+        Ok((files, links))
     }
 
     /// The full commit sha `rev` names, or `BadRevision`.
     pub fn resolve(&self, rev: &str) -> Result<String, ChangeError> {
         self.try_resolve(rev)?.ok_or_else(|| ChangeError::BadRevision { rev: rev.to_string() })
+    }
+
+    /// [`Git::resolve`] for several revisions with one git process (a review starts
+    /// with two or more).
+    pub fn resolve_all<const N: usize>(&self, revs: [&str; N]) -> Result<[String; N], ChangeError> {
+        let shas = self.try_resolve_many(&revs)?;
+        let mut out = Vec::with_capacity(N);
+        for (rev, sha) in revs.iter().zip(shas) {
+            out.push(sha.ok_or_else(|| ChangeError::BadRevision { rev: rev.to_string() })?);
+        }
+        Ok(out.try_into().expect("one sha per revision"))
+    }
+
+    /// [`Git::try_resolve`] for several revisions, through one `git cat-file
+    /// --batch-check` (which answers `missing` or `ambiguous` for names that are not
+    /// one commit).
+    pub fn try_resolve_many(&self, revs: &[&str]) -> Result<Vec<Option<String>>, ChangeError> {
+        // A leading dash would read as an option elsewhere and a newline would end the
+        // request early: neither names a commit here.
+        let usable = |r: &&str| !r.is_empty() && !r.starts_with('-') && !r.contains(['\n', '\r']);
+        let asked: Vec<&str> = revs.iter().copied().filter(usable).collect();
+        if asked.is_empty() {
+            return Ok(vec![None; revs.len()]);
+        }
+        let input: String = asked.iter().map(|r| format!("{r}^{{commit}}\n")).collect();
+        let stdout = self.run_with_stdin(&["cat-file", "--batch-check"], input.into_bytes())?;
+        let text = String::from_utf8_lossy(&stdout);
+        let mut answers = text.lines().map(|line| {
+            let mut fields = line.split(' ');
+            match (fields.next(), fields.next()) {
+                (Some(sha), Some("commit")) => Some(sha.to_string()),
+                _ => None,
+            }
+        });
+        Ok(revs.iter().map(|r| if usable(r) { answers.next().flatten() } else { None }).collect())
     }
 
     /// Like [`Git::resolve`], but `Ok(None)` when `rev` does not name a commit.
@@ -190,12 +253,12 @@ impl Git {
     /// The branch changes are reviewed against: `origin/HEAD` when set, else `main`,
     /// else `master`.
     pub fn default_branch(&self) -> Result<String, ChangeError> {
-        for candidate in ["origin/HEAD", "main", "master"] {
-            if self.try_resolve(candidate)?.is_some() {
-                return Ok(candidate.to_string());
-            }
-        }
-        Err(ChangeError::NoDefaultBranch)
+        let shas = self.try_resolve_many(&DEFAULT_BRANCHES)?;
+        DEFAULT_BRANCHES
+            .into_iter()
+            .zip(shas)
+            .find_map(|(name, sha)| sha.map(|_| name.to_string()))
+            .ok_or(ChangeError::NoDefaultBranch)
     }
 
     /// The id of the empty tree, the base of a repository with no commits yet.
@@ -229,7 +292,9 @@ impl Git {
         full.extend_from_slice(args);
         // Content lines of non-UTF-8 files become lossy; their head text is read
         // separately and reported as "not valid UTF-8".
-        Ok(String::from_utf8_lossy(&self.run(&full)?).into_owned())
+        let bytes = self.run(&full)?;
+        // Valid UTF-8 (the usual case) is taken as is, without a copy.
+        Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
 
     /// Run git, failing with its stderr on a non-zero exit.
@@ -312,16 +377,21 @@ fn parse_batch_entry(out: &[u8]) -> Option<(Option<Vec<u8>>, &[u8])> {
     Some((body, &rest[size + 1..]))
 }
 
-/// Paths of the symlink entries (mode 120000, the first field) in `ls-tree -z` or
-/// `ls-files --stage -z` output.
-fn link_paths(listing: &[u8]) -> Vec<String> {
-    split_z(listing)
-        .into_iter()
-        .filter_map(|entry| {
-            let (meta, name) = entry.split_once('\t')?;
-            (meta.split(' ').next() == Some("120000")).then(|| name.to_string())
-        })
-        .collect()
+/// Every path, and the paths of symlink entries (mode 120000, the first field), in
+/// `ls-tree -r -z` or `ls-files --stage -z` output.
+fn entries(listing: &[u8]) -> (Vec<String>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut links = Vec::new();
+    for entry in split_z(listing) {
+        let Some((meta, name)) = entry.split_once('\t') else {
+            continue;
+        };
+        if meta.split(' ').next() == Some("120000") {
+            links.push(name.to_string());
+        }
+        files.push(name.to_string());
+    }
+    (files, links)
 }
 
 /// The blob id of exactly `path` in `git ls-tree -z` output (`MODE TYPE OID\tPATH`).

@@ -108,6 +108,25 @@ fn resolve_gives_full_sha_or_bad_revision() {
 }
 
 #[test]
+fn resolving_many_revisions_at_once_answers_each_in_order() {
+    let repo = Repo::new();
+    repo.write("a.txt", "a\n");
+    let one = repo.commit("one");
+    repo.write("a.txt", "b\n");
+    let two = repo.commit("two");
+    repo.git(&["tag", "-a", "-m", "annotated", "v1", &one]);
+    let git = repo.handle();
+    let answers = git
+        .try_resolve_many(&["HEAD", "no-such-branch", "--all", "", "v1", "HEAD~1", "a\nHEAD", "HEAD:a.txt"])
+        .unwrap();
+    // A tag peels to its commit; options, blanks, newlines and blobs name no commit.
+    assert_eq!(answers, vec![Some(two.clone()), None, None, None, Some(one.clone()), Some(one.clone()), None, None]);
+    assert_eq!(git.resolve_all(["HEAD", "v1"]).unwrap(), [two, one]);
+    let err = git.resolve_all(["HEAD", "nope"]).unwrap_err();
+    assert!(matches!(&err, ChangeError::BadRevision { rev } if rev == "nope"), "{err:?}");
+}
+
+#[test]
 fn default_branch_falls_back_from_main_to_master_to_an_error() {
     let repo = Repo::new();
     repo.write("a.txt", "a\n");

@@ -100,8 +100,15 @@ impl Provider for Anthropic {
         true
     }
 
+    fn caches_after_start(&self) -> bool {
+        true
+    }
+
     async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
-        let body = build_body(&self.config.model, request);
+        let mut body = build_body(&self.config.model, request);
+        // Streamed only when someone waits for the answer to start (the first call
+        // of a group, whose cache entry the others will read).
+        body.stream = crate::start_is_awaited();
         let mut req = self
             .client
             .post(self.url())
@@ -111,8 +118,217 @@ impl Provider for Anthropic {
         for (k, v) in &self.config.extra_headers {
             req = req.header(k, v);
         }
-        let wire: WireResponse = http::post_json(NAME, Some(&self.config.api_key), req).await?;
+        let secret = Some(self.config.api_key.as_str());
+        let wire =
+            if body.stream { stream::read(req, secret).await? } else { http::post_json(NAME, secret, req).await? };
+        crate::answer_started();
         Ok(parse_response(wire, request.schema.as_ref()))
+    }
+}
+
+/// The streamed form of the Messages API (server-sent events), read only to learn
+/// when the answer starts: the result is the same [`WireResponse`] a plain call gets.
+mod stream {
+    use super::{NAME, ResponseBlock, WireResponse, WireUsage};
+    use crate::{ModelError, http};
+    use serde::Deserialize;
+    use serde_json::Value;
+
+    /// Longest streamed answer read; a longer one is cut off as a protocol error.
+    /// Events wrap each small piece of the answer in JSON, hence more room than a
+    /// one-piece answer gets.
+    const MAX_BYTES: usize = 4 * http::MAX_RESPONSE_BYTES;
+
+    pub(super) async fn read(req: reqwest::RequestBuilder, secret: Option<&str>) -> Result<WireResponse, ModelError> {
+        let mut resp = req.send().await.map_err(|e| http::transport(NAME, secret, e))?;
+        let status = resp.status().as_u16();
+        let is_events = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if !(200..300).contains(&status) || !is_events {
+            // Errors, and servers that answer in one piece whatever was asked.
+            let headers = resp.headers().clone();
+            let (body, cut) = http::read_capped(resp, http::MAX_RESPONSE_BYTES)
+                .await
+                .map_err(|e| http::transport(NAME, secret, e))?;
+            if cut && (200..300).contains(&status) {
+                let mib = http::MAX_RESPONSE_BYTES >> 20;
+                return Err(protocol(secret, &format!("the answer passed {mib} MiB and was cut off there")));
+            }
+            if !(200..300).contains(&status) {
+                return Err(http::status_error(NAME, secret, status, &headers, &String::from_utf8_lossy(&body)));
+            }
+            return serde_json::from_slice(&body)
+                .map_err(|e| protocol(secret, &format!("could not decode response ({e})")));
+        }
+        let mut answer = Answer::default();
+        let mut pending: Vec<u8> = Vec::new();
+        let mut read = 0usize;
+        while let Some(chunk) = resp.chunk().await.map_err(|e| http::transport(NAME, secret, e))? {
+            read += chunk.len();
+            if read > MAX_BYTES {
+                return Err(protocol(secret, &format!("streamed answer exceeds {} MiB", MAX_BYTES >> 20)));
+            }
+            pending.extend_from_slice(&chunk);
+            while let Some((event, rest)) = split_event(&pending) {
+                let done = answer.apply(&event, secret)?;
+                pending = rest;
+                if done {
+                    return answer.finish(secret);
+                }
+            }
+        }
+        Err(protocol(secret, "the stream ended before `message_stop`"))
+    }
+
+    /// The first complete event (its `data:` payload) and what follows it. Events end
+    /// at a blank line; no multi-byte character holds a newline, so cutting there is
+    /// safe however the chunks fell.
+    fn split_event(buf: &[u8]) -> Option<(String, Vec<u8>)> {
+        let find = |needle: &[u8]| buf.windows(needle.len()).position(|w| w == needle).map(|i| (i, needle.len()));
+        let (at, len) = [find(b"\n\n"), find(b"\r\n\r\n")].into_iter().flatten().min_by_key(|(i, _)| *i)?;
+        let event = String::from_utf8_lossy(&buf[..at]);
+        let data: Vec<&str> =
+            event.lines().filter_map(|l| l.strip_prefix("data:").map(|d| d.strip_prefix(' ').unwrap_or(d))).collect();
+        Some((data.join("\n"), buf[at + len..].to_vec()))
+    }
+
+    fn protocol(secret: Option<&str>, message: &str) -> ModelError {
+        ModelError::Protocol { provider: NAME.to_string(), message: http::redact(message, secret) }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(tag = "type", rename_all = "snake_case")]
+    enum Event {
+        MessageStart {
+            message: Start,
+        },
+        ContentBlockStart {
+            index: usize,
+            content_block: Value,
+        },
+        ContentBlockDelta {
+            index: usize,
+            delta: Piece,
+        },
+        MessageDelta {
+            #[serde(default)]
+            usage: Option<Value>,
+        },
+        MessageStop,
+        Error {
+            error: Value,
+        },
+        #[serde(other)]
+        Other,
+    }
+
+    #[derive(Deserialize)]
+    struct Start {
+        #[serde(default)]
+        usage: WireUsage,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(tag = "type", rename_all = "snake_case")]
+    enum Piece {
+        TextDelta {
+            text: String,
+        },
+        InputJsonDelta {
+            partial_json: String,
+        },
+        #[serde(other)]
+        Other,
+    }
+
+    /// What the events so far add up to.
+    #[derive(Default)]
+    struct Answer {
+        started: bool,
+        /// Per content index: the block as it started, and its text or JSON so far.
+        blocks: Vec<Option<(Value, String)>>,
+        usage: WireUsage,
+    }
+
+    impl Answer {
+        /// Take one event's payload; true once the message is complete.
+        fn apply(&mut self, data: &str, secret: Option<&str>) -> Result<bool, ModelError> {
+            if data.trim().is_empty() {
+                return Ok(false);
+            }
+            let event: Event = serde_json::from_str(data)
+                .map_err(|e| protocol(secret, &format!("could not decode a streamed event ({e})")))?;
+            match event {
+                Event::MessageStart { message } => {
+                    self.usage = message.usage;
+                    if !self.started {
+                        self.started = true;
+                        crate::answer_started();
+                    }
+                }
+                Event::ContentBlockStart { index, content_block } => {
+                    if self.blocks.len() <= index {
+                        self.blocks.resize_with(index + 1, || None);
+                    }
+                    let text = content_block.get("text").and_then(Value::as_str).unwrap_or("").to_string();
+                    self.blocks[index] = Some((content_block, text));
+                }
+                Event::ContentBlockDelta { index, delta } => {
+                    let Some(Some((_, text))) = self.blocks.get_mut(index) else {
+                        return Err(protocol(secret, "a streamed delta arrived for a block that never started"));
+                    };
+                    match delta {
+                        Piece::TextDelta { text: t } | Piece::InputJsonDelta { partial_json: t } => text.push_str(&t),
+                        Piece::Other => {}
+                    }
+                }
+                Event::MessageDelta { usage } => {
+                    if let Some(out) = usage.as_ref().and_then(|u| u.get("output_tokens")).and_then(Value::as_u64) {
+                        self.usage.output_tokens = out;
+                    }
+                }
+                Event::MessageStop => return Ok(true),
+                Event::Error { error } => {
+                    // Overloaded mid-stream reads like a 529; anything else like a 500.
+                    let kind = error.get("type").and_then(Value::as_str).unwrap_or("error");
+                    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+                    let status = if kind == "overloaded_error" { 529 } else { 500 };
+                    return Err(ModelError::Http {
+                        provider: NAME.to_string(),
+                        status,
+                        message: http::redact(&format!("{kind}: {message}"), secret),
+                        retry_after: None,
+                    });
+                }
+                Event::Other => {}
+            }
+            Ok(false)
+        }
+
+        fn finish(self, secret: Option<&str>) -> Result<WireResponse, ModelError> {
+            let mut content = Vec::new();
+            for (block, text) in self.blocks.into_iter().flatten() {
+                let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
+                let field = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                content.push(match kind {
+                    "text" => ResponseBlock::Text { text },
+                    "tool_use" => {
+                        let input = if text.trim().is_empty() {
+                            block.get("input").cloned().unwrap_or_else(|| Value::Object(Default::default()))
+                        } else {
+                            serde_json::from_str(&text)
+                                .map_err(|e| protocol(secret, &format!("streamed tool input is not JSON ({e})")))?
+                        };
+                        ResponseBlock::ToolUse { id: field("id"), name: field("name"), input }
+                    }
+                    _ => ResponseBlock::Other,
+                });
+            }
+            Ok(WireResponse { content, usage: self.usage })
+        }
     }
 }
 
@@ -121,6 +337,8 @@ impl Provider for Anthropic {
 #[derive(Serialize)]
 struct WireRequest<'a> {
     model: &'a str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     system: Vec<Block<'a>>,
@@ -243,6 +461,7 @@ fn build_body<'a>(model: &'a str, request: &'a Request) -> WireRequest<'a> {
     }
     WireRequest {
         model,
+        stream: false,
         max_tokens: request.max_tokens,
         system,
         messages: request.turns.iter().map(message).collect(),

@@ -168,5 +168,39 @@ pub trait Provider: Send + Sync {
     fn supports_tools(&self) -> bool {
         false
     }
+    /// Whether calls that share [`Request::shared`] only read the provider's prompt
+    /// cache once an earlier call has *started* answering (Anthropic writes the cache
+    /// entry while it reads the prompt). When true, the pipeline sends one call of a
+    /// group first and the others once [`answer_started`] fired for it, so that they
+    /// pay the cached price instead of each writing the same entry.
+    fn caches_after_start(&self) -> bool {
+        false
+    }
     async fn complete(&self, request: &Request) -> Result<Response, ModelError>;
+}
+
+tokio::task_local! {
+    static ON_START: std::sync::Arc<dyn Fn() + Send + Sync>;
+}
+
+/// Run `call` (one or more model calls) with `hook` called as soon as a provider
+/// reports that its answer has started ([`answer_started`]); providers that cannot
+/// tell never call it, so callers must also treat the call's end as a start.
+pub async fn on_answer_start<F: std::future::Future>(
+    hook: std::sync::Arc<dyn Fn() + Send + Sync>,
+    call: F,
+) -> F::Output {
+    ON_START.scope(hook, call).await
+}
+
+/// Whether the current call runs under [`on_answer_start`]: a provider may then
+/// stream its answer to learn when it begins.
+pub fn start_is_awaited() -> bool {
+    ON_START.try_with(|_| ()).is_ok()
+}
+
+/// Called by a provider when the model has begun its answer (the prompt is read,
+/// and cached where the provider caches). Does nothing outside [`on_answer_start`].
+pub fn answer_started() {
+    let _ = ON_START.try_with(|hook| hook());
 }

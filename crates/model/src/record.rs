@@ -158,6 +158,14 @@ impl Provider for Recorder {
         }
     }
 
+    /// A replay has no cache to warm.
+    fn caches_after_start(&self) -> bool {
+        match &self.mode {
+            Mode::Record(p) => p.caches_after_start(),
+            Mode::Replay { .. } => false,
+        }
+    }
+
     async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
         let canonical = canonical_request(request, &self.boundary);
         let key = key_of(self.name(), self.model(), &canonical);

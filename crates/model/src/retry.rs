@@ -115,6 +115,10 @@ impl<P: Provider> Provider for Retrying<P> {
         self.inner.supports_tools()
     }
 
+    fn caches_after_start(&self) -> bool {
+        self.inner.caches_after_start()
+    }
+
     async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
         let max = self.policy.max_attempts.max(1);
         let mut attempt = 1;
@@ -145,6 +149,10 @@ impl<P: Provider + ?Sized> Provider for Arc<P> {
         (**self).supports_tools()
     }
 
+    fn caches_after_start(&self) -> bool {
+        (**self).caches_after_start()
+    }
+
     async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
         (**self).complete(request).await
     }
@@ -162,6 +170,10 @@ impl<P: Provider + ?Sized> Provider for Box<P> {
 
     fn supports_tools(&self) -> bool {
         (**self).supports_tools()
+    }
+
+    fn caches_after_start(&self) -> bool {
+        (**self).caches_after_start()
     }
 
     async fn complete(&self, request: &Request) -> Result<Response, ModelError> {

@@ -30,9 +30,18 @@ const MEMORY_LINES: usize = 100;
 
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-    critical_path(&rt);
-    overhead(&rt);
-    tokens(&rt);
+    // `cargo bench -p gauntlet-review --bench pipeline -- overhead` runs one section.
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let wanted = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
+    if wanted("critical") {
+        critical_path(&rt);
+    }
+    if wanted("overhead") {
+        overhead(&rt);
+    }
+    if wanted("tokens") {
+        tokens(&rt);
+    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -132,6 +141,10 @@ enum Script {
 
 struct Fake {
     latency: Duration,
+    /// When set, the fake behaves like a provider whose prompt cache is usable once
+    /// an answer has started: a call whose start is awaited reports it after this
+    /// long (the prompt read), then takes the rest of `latency` to answer.
+    first_byte: Option<Duration>,
     script: Script,
     /// Every request, when asked to keep them (the token benchmark reads their sizes).
     /// Off elsewhere: cloning megabytes of prompt would inflate the overhead figures.
@@ -140,7 +153,7 @@ struct Fake {
 
 impl Fake {
     fn new(latency: Duration, script: Script) -> Fake {
-        Fake { latency, script, kept: None }
+        Fake { latency, first_byte: None, script, kept: None }
     }
 }
 
@@ -152,12 +165,21 @@ impl Provider for Fake {
     fn model(&self) -> &str {
         "fake"
     }
+    fn caches_after_start(&self) -> bool {
+        self.first_byte.is_some()
+    }
     async fn complete(&self, request: &Request) -> Result<Response, ModelError> {
         if let Some(kept) = &self.kept {
             kept.lock().expect("kept lock").push(request.clone());
         }
-        if !self.latency.is_zero() {
-            tokio::time::sleep(self.latency).await;
+        match self.first_byte {
+            Some(first) if gauntlet_model::start_is_awaited() => {
+                tokio::time::sleep(first).await;
+                gauntlet_model::answer_started();
+                tokio::time::sleep(self.latency.saturating_sub(first)).await;
+            }
+            _ if !self.latency.is_zero() => tokio::time::sleep(self.latency).await,
+            _ => {}
         }
         let json = match (self.script, request.step.as_str()) {
             (Script::Silent, _) => json!({ "findings": [] }).to_string(),
@@ -224,22 +246,31 @@ fn turns_text(request: &Request) -> String {
 // ---------------------------------------------------------------------------------
 
 const LATENCY: Duration = Duration::from_millis(200);
+/// Time to the first byte of an answer: the prompt has been read (and cached).
+const FIRST_BYTE: Duration = Duration::from_millis(50);
 const REVIEWERS: usize = 8;
 const RUNS_CRITICAL: usize = 5;
 
-/// Wall time of a whole run when every model call takes 200 ms. The ideal is the
-/// dependency chain alone: one finder call, then one validator call.
+/// Wall time of a whole run when every model call takes 200 ms. The dependency
+/// chain is one finder call then one validator call, plus the prompt-cache warm-up:
+/// the first finder goes alone and the others start once its answer has begun
+/// (50 ms here), so they read the cache it wrote.
+///
+/// With 8 reviewers, 24 validations and 8 calls in flight, the validations need
+/// three rounds whatever the scheduler does, so the chain alone is out of reach at
+/// concurrency 8; the figure that shows gauntlet's own delays there is wall time
+/// against the bound that concurrency allows. At concurrency 24 the chain is reachable.
 fn critical_path(rt: &Runtime) {
     println!(
-        "== 1. critical path ({REVIEWERS} reviewers, 3 findings each, {}ms per model call) ==",
-        LATENCY.as_millis()
+        "== 1. critical path ({REVIEWERS} reviewers, 3 findings each, {}ms per model call, answers start after {}ms) ==",
+        LATENCY.as_millis(),
+        FIRST_BYTE.as_millis()
     );
     let change = memory_change(MEMORY_FILES, MEMORY_LINES);
     let head = MemoryHead(&change);
-    let models = Models::single(Arc::new(Fake::new(LATENCY, Script::Grounded)));
-    let chain = ms(LATENCY * 2);
-    // 8 is the issue's setting; 24 lets every validation start at once, which
-    // separates gauntlet's own delays from waves forced by the concurrency bound.
+    let fake = Fake { first_byte: Some(FIRST_BYTE), ..Fake::new(LATENCY, Script::Grounded) };
+    let models = Models::single(Arc::new(fake));
+    let chain = ms(FIRST_BYTE + LATENCY * 2);
     for concurrency in [8, 24] {
         let opts = Options { concurrency, ..Options::default() };
         let mut walls = Vec::new();
@@ -252,10 +283,11 @@ fn critical_path(rt: &Runtime) {
         }
         let wall = median(walls);
         let waves = REVIEWERS.div_ceil(concurrency) + (3 * REVIEWERS).div_ceil(concurrency);
-        let bound = ms(LATENCY) * waves as f64;
+        let bound = ms(FIRST_BYTE) + ms(LATENCY) * waves as f64;
         println!(
-            "concurrency {concurrency:>2}: wall {wall:.0} ms | chain {chain:.0} ms | wall/chain {:.2} (target <= 1.20) \
-             | bound at this concurrency {bound:.0} ms ({waves} waves), wall/bound {:.2}",
+            "concurrency {concurrency:>2}: wall {wall:.0} ms | chain (warm-up + finder + validator) {chain:.0} ms, \
+             wall/chain {:.2} | bound at this concurrency {bound:.0} ms (warm-up + {waves} rounds), \
+             wall/bound {:.2} (target <= 1.20)",
             wall / chain,
             wall / bound
         );
@@ -281,35 +313,63 @@ const FILE_LINES: usize = 2 * CHANGED_PER_FILE;
 
 /// gauntlet's own work (acquire, input, pipeline with an instant model) against the
 /// `git diff` it starts from, at 1k, 10k and 100k changed lines.
+///
+/// The primary figure is CPU time (user + system, of this process and of the git
+/// processes it waited for), which is what the issue asks for and which stays put
+/// when other work shares the machine; wall time is printed beside it.
 fn overhead(rt: &Runtime) {
     println!("\n== 2. non-model overhead vs git diff (instant fake model, built-in reviewers) ==");
     let models = Models::single(Arc::new(Fake::new(Duration::ZERO, Script::Silent)));
     let mut previous: Option<(f64, f64)> = None;
-    for (changed, runs) in [(1_000, 5), (10_000, 5), (100_000, 3)] {
+    for (changed, runs) in [(1_000, 9), (10_000, 7), (100_000, 5)] {
         let files = changed / CHANGED_PER_FILE;
         let repo = synthetic_repo(files);
         let git = Git::discover(repo.path()).expect("synthetic repo");
-        let diff = median((0..runs).map(|_| time_git_diff(repo.path())).collect());
+        let diffs: Vec<Cost> = (0..runs).map(|_| time_git_diff(repo.path())).collect();
+        let (diff_cpu, diff_wall) =
+            (median(diffs.iter().map(|c| c.cpu).collect()), median(diffs.iter().map(|c| c.wall).collect()));
         let splits: Vec<Split> = (0..runs).map(|_| rt.block_on(gauntlet_once(&git, &models))).collect();
         let part = |f: fn(&Split) -> f64| median(splits.iter().map(f).collect());
-        let total = part(|s| s.acquire + s.prepare + s.run);
+        let cpu = part(|s| s.cpu);
+        let wall = part(|s| s.acquire + s.prepare + s.run);
         println!(
-            "{changed:>6} lines ({files:>4} files): git diff {diff:7.1} ms | gauntlet {total:7.1} ms \
-             (acquire {:.1}, guidance+head+fence {:.1}, pipeline::run {:.1}) | ratio {:.2} (target <= 2)",
+            "{changed:>6} lines ({files:>4} files): CPU git diff {diff_cpu:6.1} ms, gauntlet {cpu:6.1} ms, ratio {:.2} \
+             (target <= 2) | wall git diff {diff_wall:6.1} ms, gauntlet {wall:6.1} ms (acquire {:.1}, \
+             guidance+head+fence {:.1}, pipeline::run {:.1}), ratio {:.2}",
+            cpu / diff_cpu,
             part(|s| s.acquire),
             part(|s| s.prepare),
             part(|s| s.run),
-            total / diff
+            wall / diff_wall
         );
-        if let Some((prev_diff, prev_total)) = previous {
+        if let Some((prev_diff, prev_cpu)) = previous {
             println!(
-                "        growth x10 lines: git diff x{:.1}, gauntlet x{:.1}",
-                diff / prev_diff,
-                total / prev_total
+                "        growth x10 lines (CPU): git diff x{:.1}, gauntlet x{:.1}",
+                diff_cpu / prev_diff,
+                cpu / prev_cpu
             );
         }
-        previous = Some((diff, total));
+        previous = Some((diff_cpu, cpu));
     }
+}
+
+/// CPU time so far of this process and of every child it has waited for, in ms.
+fn cpu_now() -> f64 {
+    let used = |who| {
+        // SAFETY: getrusage only writes the struct it is given.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::getrusage(who, &mut usage) };
+        assert_eq!(rc, 0, "getrusage");
+        let tv = |t: libc::timeval| t.tv_sec as f64 * 1000.0 + t.tv_usec as f64 / 1000.0;
+        tv(usage.ru_utime) + tv(usage.ru_stime)
+    };
+    used(libc::RUSAGE_SELF) + used(libc::RUSAGE_CHILDREN)
+}
+
+/// Wall and CPU milliseconds of one measured piece of work.
+struct Cost {
+    wall: f64,
+    cpu: f64,
 }
 
 /// Milliseconds spent in each stage of one review, to say where overhead comes from.
@@ -318,10 +378,13 @@ struct Split {
     /// Guidance lookup, the head reader, the fence and the rules: building `Input`.
     prepare: f64,
     run: f64,
+    /// CPU time of the whole review, git processes included.
+    cpu: f64,
 }
 
 /// One review as the CLI does it, minus the model.
 async fn gauntlet_once(git: &Git, models: &Models) -> Split {
+    let cpu = cpu_now();
     let clock = Instant::now();
     let target = Target::Range { base: "main".into(), head: Some("change".into()) };
     let change = acquire(git, &target).expect("acquire");
@@ -338,15 +401,21 @@ async fn gauntlet_once(git: &Git, models: &Models) -> Split {
     let review = pipeline::run(&input, models, &Options::default()).await;
     let run = ms(clock.elapsed());
     assert!(review.gaps.is_empty(), "gaps: {:?}", review.gaps);
-    Split { acquire, prepare, run }
+    drop(review);
+    drop(input);
+    drop(change);
+    Split { acquire, prepare, run, cpu: cpu_now() - cpu }
 }
 
-/// Wall time of `git diff main change`, output read in full as gauntlet reads it.
-fn time_git_diff(dir: &Path) -> f64 {
+/// Wall and CPU time of `git diff main change`, output read in full as gauntlet reads it.
+fn time_git_diff(dir: &Path) -> Cost {
+    let cpu = cpu_now();
     let started = Instant::now();
     let out = git(dir).args(["diff", "--no-color", "main", "change"]).output().expect("git diff runs");
     assert!(out.status.success() && !out.stdout.is_empty(), "git diff produced the change");
-    ms(started.elapsed())
+    let wall = ms(started.elapsed());
+    drop(out);
+    Cost { wall, cpu: cpu_now() - cpu }
 }
 
 fn git(dir: &Path) -> Command {
@@ -410,7 +479,16 @@ const CACHE_READ: f64 = 0.1;
 /// the pipeline really sends (tokens estimated at four characters each).
 fn tokens(rt: &Runtime) {
     println!("\n== 3. input tokens per run, shared context cached vs not (4 built-in reviewers) ==");
-    let change = memory_change(MEMORY_FILES, MEMORY_LINES);
+    // A test file too, so the `tests` reviewer (which only reads tests) runs as well.
+    let mut change = memory_change(MEMORY_FILES, MEMORY_LINES);
+    let test = "#[test]\nfn steps_add_up() {\n    assert_eq!(step(1, 2), 3);\n}\n";
+    let patch = format!(
+        "diff --git a/tests/step_test.rs b/tests/step_test.rs\nnew file mode 100644\n--- /dev/null\n\
+         +++ b/tests/step_test.rs\n@@ -0,0 +1,4 @@\n{}",
+        test.lines().map(|l| format!("+{l}\n")).collect::<String>()
+    );
+    let diff = parse_patch(&patch).expect("test file patch parses").remove(0);
+    change.files.push(gauntlet_change::ChangedFile { diff, head_text: Some(test.to_string()), unreadable: None });
     let head = MemoryHead(&change);
     let fake = Arc::new(Fake { kept: Some(Mutex::new(Vec::new())), ..Fake::new(Duration::ZERO, Script::Silent) });
     let models = Models::single(fake.clone());
@@ -435,6 +513,11 @@ fn tokens(rt: &Runtime) {
     println!(
         "uncached {uncached:.0} units | cached {cached:.0} units | cached/uncached {:.1}% (target <= 50%)",
         100.0 * cached / uncached
+    );
+    println!(
+        "        (the cached figure has one call write the entry and the others read it: on providers that cache \
+         once an answer starts, the pipeline sends the first finder alone and the rest after its start; \
+         crates/review/tests/warm_up.rs checks that order)"
     );
 }
 

@@ -6,6 +6,7 @@
 
 use crate::fence::Fence;
 use crate::guidance::Guidance;
+use crate::pipeline::PartFile;
 use gauntlet_change::{Change, ChangedFile, FileStatus, LineKind};
 use minijinja::{Environment, context};
 use serde::Serialize;
@@ -60,7 +61,23 @@ fn status_name(s: FileStatus) -> &'static str {
 pub fn numbered(start: u32, lines: impl IntoIterator<Item = impl AsRef<str>>) -> String {
     let mut out = String::new();
     for (i, line) in lines.into_iter().enumerate() {
-        out.push_str(&format!("{:>5} | {}\n", start as usize + i, line.as_ref()));
+        // `{:>5} | ` by hand: this runs for every line of every shown file.
+        let mut digits = [b' '; 20];
+        let mut n = start as usize + i;
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let from = at.min(digits.len() - 5);
+        out.push_str(std::str::from_utf8(&digits[from..]).expect("ASCII digits"));
+        out.push_str(" | ");
+        out.push_str(line.as_ref());
+        out.push('\n');
     }
     out
 }
@@ -86,16 +103,17 @@ fn diff_text(file: &ChangedFile) -> String {
     out
 }
 
-fn file_view(file: &ChangedFile) -> FileView {
+fn file_view(part: PartFile<'_>) -> FileView {
+    let file = part.file;
     let d = &file.diff;
     let renamed = matches!(d.status, FileStatus::Renamed | FileStatus::Copied);
     FileView {
         path: d.path().to_string(),
         status: status_name(d.status),
         old_path: if renamed { d.old_path.clone() } else { None },
-        note: file.unreadable.as_ref().map(|why| format!("Content not shown: {why}.")),
+        note: part.unshown_reason().map(|why| format!("Content not shown: {why}.")),
         diff: diff_text(file),
-        content: file.head_text.as_deref().map(|t| numbered(1, t.lines())),
+        content: part.head_text().map(|t| numbered(1, t.lines())),
     }
 }
 
@@ -114,13 +132,27 @@ pub fn untrusted_texts<'a>(change: &'a Change, guidance: &'a [Guidance]) -> Vec<
 /// The change as every session reads it (each file's diff and numbered head text),
 /// fenced. The backtest's single-pass baseline is shown exactly this too.
 pub fn change_listing(change: &Change, fence: &Fence) -> String {
-    let files: Vec<FileView> = change.files.iter().map(file_view).collect();
+    let whole: Vec<PartFile<'_>> = change.files.iter().map(|file| PartFile { file, whole: true }).collect();
+    part_listing(&whole, fence)
+}
+
+/// [`change_listing`] of one part of a split change.
+pub(crate) fn part_listing(files: &[PartFile<'_>], fence: &Fence) -> String {
+    let files: Vec<FileView> = files.iter().copied().map(file_view).collect();
     fence.wrap("change", &render("change", context! { files }))
 }
 
 /// The shared block: instructions, the fenced change, the fenced guidance.
 pub fn shared(change: &Change, guidance: &[Guidance], fence: &Fence) -> String {
-    let change_text = change_listing(change, fence);
+    shared_with(change_listing(change, fence), guidance, fence)
+}
+
+/// [`shared`] for one part of a split change.
+pub(crate) fn shared_part(files: &[PartFile<'_>], guidance: &[Guidance], fence: &Fence) -> String {
+    shared_with(part_listing(files, fence), guidance, fence)
+}
+
+fn shared_with(change_text: String, guidance: &[Guidance], fence: &Fence) -> String {
     let guidance_text: String = guidance.iter().map(|g| fence.wrap(&format!("guidance {}", g.path), &g.text)).collect();
     render("shared", context! { boundary => fence.boundary(), change => change_text, guidance => guidance_text })
 }
@@ -173,4 +205,23 @@ pub fn tools(max_steps: u32, validator: bool) -> String {
 /// The last turn of a session that asked for tools after its step limit.
 pub fn step_limit(max_steps: u32) -> String {
     render("step_limit", context! { max_steps })
+}
+
+#[cfg(test)]
+mod numbering_tests {
+    use super::numbered;
+
+    #[test]
+    fn numbers_are_right_aligned_in_five_columns_and_grow_past_them() {
+        for start in [1u32, 9, 10, 99_998, 99_999, 100_000, 123_456_789, u32::MAX - 1] {
+            let got = numbered(start, ["a", "", "  b"]);
+            let want: String = ["a", "", "  b"]
+                .iter()
+                .enumerate()
+                .map(|(i, l)| format!("{:>5} | {l}\n", start as usize + i))
+                .collect();
+            assert_eq!(got, want, "start {start}");
+        }
+        assert_eq!(numbered(7, Vec::<&str>::new()), "");
+    }
 }

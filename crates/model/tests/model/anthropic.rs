@@ -2,7 +2,7 @@ use crate::{bodies, request, tool_loop_request};
 use gauntlet_model::anthropic::{Anthropic, AnthropicConfig};
 use gauntlet_model::{ModelError, Provider, Usage};
 use serde_json::json;
-use wiremock::matchers::{header, method, path};
+use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 pub fn provider(server: &MockServer, key: &str) -> Anthropic {
@@ -125,4 +125,106 @@ async fn credit_balance_is_a_spend_limit_and_overload_is_retryable() {
         other => panic!("{other:?}"),
     }
     assert!(err.is_retryable());
+}
+
+/// One server-sent event as the Messages API streams it.
+fn sse(event: serde_json::Value) -> String {
+    format!("event: {}\ndata: {}\n\n", event["type"].as_str().unwrap(), event)
+}
+
+/// A streamed answer: preamble text, then the schema tool's input in two pieces.
+fn streamed_answer() -> String {
+    [
+        json!({ "type": "message_start", "message": { "id": "m1", "usage": {
+            "input_tokens": 5, "output_tokens": 1, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 4000 } } }),
+        json!({ "type": "content_block_start", "index": 0, "content_block": { "type": "text", "text": "" } }),
+        json!({ "type": "ping" }),
+        json!({ "type": "content_block_delta", "index": 0, "delta": { "type": "text_delta", "text": "thinking…" } }),
+        json!({ "type": "content_block_stop", "index": 0 }),
+        json!({ "type": "content_block_start", "index": 1, "content_block": {
+            "type": "tool_use", "id": "tu_9", "name": "findings", "input": {} } }),
+        json!({ "type": "content_block_delta", "index": 1, "delta": { "type": "input_json_delta", "partial_json": "{\"summary\": \"o" } }),
+        json!({ "type": "content_block_delta", "index": 1, "delta": { "type": "input_json_delta", "partial_json": "k\", \"items\": []}" } }),
+        json!({ "type": "content_block_stop", "index": 1 }),
+        json!({ "type": "message_delta", "delta": { "stop_reason": "tool_use" }, "usage": { "output_tokens": 17 } }),
+        json!({ "type": "message_stop" }),
+    ]
+    .into_iter()
+    .map(sse)
+    .collect()
+}
+
+/// Runs `complete` with a start hook and counts how often it fired.
+async fn complete_awaiting_start(p: &Anthropic) -> (Result<gauntlet_model::Response, ModelError>, usize) {
+    let fired = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = fired.clone();
+    let hook: std::sync::Arc<dyn Fn() + Send + Sync> =
+        std::sync::Arc::new(move || _ = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst));
+    let result = gauntlet_model::on_answer_start(hook, p.complete(&request())).await;
+    (result, fired.load(std::sync::atomic::Ordering::SeqCst))
+}
+
+#[tokio::test]
+async fn a_call_whose_start_is_awaited_streams_and_assembles_the_same_answer() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .and(body_partial_json(json!({ "stream": true })))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(streamed_answer(), "text/event-stream"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let (resp, fired) = complete_awaiting_start(&provider(&server, "test-key-123")).await;
+    let resp = resp.unwrap();
+    assert!(fired >= 1, "the start hook fired");
+    let answer: serde_json::Value = serde_json::from_str(&resp.json).unwrap();
+    assert_eq!(answer, json!({ "summary": "ok", "items": [] }));
+    assert!(resp.tool_calls.is_empty());
+    assert_eq!(resp.usage, Usage { input: 5, output: 17, cache_read: 0, cache_write: 4000 });
+}
+
+#[tokio::test]
+async fn calls_nobody_waits_on_are_not_streamed() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "content": [{ "type": "tool_use", "id": "t", "name": "findings", "input": { "summary": "s", "items": [] } }],
+            "usage": { "input_tokens": 1, "output_tokens": 1 }
+        })))
+        .mount(&server)
+        .await;
+    let p = provider(&server, "test-key-123");
+    p.complete(&request()).await.unwrap();
+    assert!(bodies(&server).await[0].get("stream").is_none(), "plain calls stay plain");
+    // A server that answers in one piece although a stream was asked for still works.
+    let (resp, fired) = complete_awaiting_start(&p).await;
+    assert_eq!(bodies(&server).await[1]["stream"], true);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&resp.unwrap().json).unwrap()["summary"], "s");
+    assert_eq!(fired, 1, "the end of a one-piece answer counts as its start");
+}
+
+#[tokio::test]
+async fn a_stream_that_breaks_off_is_a_clear_error() {
+    let server = MockServer::start().await;
+    let overloaded = sse(json!({ "type": "message_start", "message": { "usage": { "input_tokens": 3 } } }))
+        + &sse(json!({ "type": "error", "error": { "type": "overloaded_error", "message": "Overloaded" } }));
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(overloaded, "text/event-stream"))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    let truncated: String = streamed_answer().split("\n\n").take(7).map(|e| format!("{e}\n\n")).collect();
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(truncated, "text/event-stream"))
+        .mount(&server)
+        .await;
+    let p = provider(&server, "test-key-123");
+    let (first, _) = complete_awaiting_start(&p).await;
+    let err = first.unwrap_err();
+    assert!(matches!(err, ModelError::Http { status: 529, .. }), "{err:?}");
+    assert!(err.is_retryable(), "an overloaded stream is retried like a 529");
+    let (second, _) = complete_awaiting_start(&p).await;
+    let err = second.unwrap_err();
+    assert!(err.to_string().contains("ended before `message_stop`"), "{err}");
 }

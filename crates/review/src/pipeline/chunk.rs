@@ -15,7 +15,7 @@ fn tokens(chars: usize, lines: usize) -> usize {
 
 fn whole_cost(f: &ChangedFile) -> usize {
     let text = f.head_text.as_deref().unwrap_or("");
-    tokens(text.len(), text.lines().count()) + hunks_cost(f)
+    tokens(text.len(), text.bytes().filter(|b| *b == b'\n').count()) + hunks_cost(f)
 }
 
 fn hunks_cost(f: &ChangedFile) -> usize {
@@ -24,33 +24,49 @@ fn hunks_cost(f: &ChangedFile) -> usize {
     tokens(chars, count) + 32
 }
 
-/// A file as one part shows it: whole, or reduced to its hunks.
-fn reduced(f: &ChangedFile) -> ChangedFile {
-    ChangedFile {
-        diff: f.diff.clone(),
-        head_text: None,
-        unreadable: Some("too large to show whole; only its hunks are shown".into()),
+/// A file as one part shows it: whole (with its head text, when it has one), or
+/// reduced to its hunks. Borrowed from the change: splitting copies no text.
+#[derive(Clone, Copy, Debug)]
+pub struct PartFile<'a> {
+    pub file: &'a ChangedFile,
+    pub whole: bool,
+}
+
+impl<'a> PartFile<'a> {
+    pub fn path(&self) -> &'a str {
+        self.file.diff.path()
+    }
+    /// The head text this part shows.
+    pub fn head_text(&self) -> Option<&'a str> {
+        if self.whole { self.file.head_text.as_deref() } else { None }
+    }
+    /// Why the head text is not shown, when it is not.
+    pub fn unshown_reason(&self) -> Option<&'a str> {
+        if self.whole { self.file.unreadable.as_deref() } else { Some(REDUCED) }
     }
 }
 
+/// Why a reduced file's content is not shown.
+pub const REDUCED: &str = "too large to show whole; only its hunks are shown";
+
 /// Split `change` into parts of at most `budget` estimated tokens each.
-pub fn plan(change: &Change, budget: usize) -> (Vec<Change>, Vec<NotReviewed>) {
-    let mut parts: Vec<Vec<ChangedFile>> = Vec::new();
-    let mut current: Vec<ChangedFile> = Vec::new();
+pub fn plan(change: &Change, budget: usize) -> (Vec<Vec<PartFile<'_>>>, Vec<NotReviewed>) {
+    let mut parts: Vec<Vec<PartFile<'_>>> = Vec::new();
+    let mut current: Vec<PartFile<'_>> = Vec::new();
     let mut used = 0;
     let mut too_large = Vec::new();
     for f in &change.files {
-        let (file, cost) = if whole_cost(f) <= budget {
-            (f.clone(), whole_cost(f))
-        } else if hunks_cost(f) <= budget {
-            (reduced(f), hunks_cost(f))
+        let (whole, hunks) = (whole_cost(f), hunks_cost(f));
+        let (file, cost) = if whole <= budget {
+            (PartFile { file: f, whole: true }, whole)
+        } else if hunks <= budget {
+            (PartFile { file: f, whole: false }, hunks)
         } else {
             too_large.push(NotReviewed {
                 path: f.diff.path().to_string(),
                 reason: format!(
-                    "too large: its changes alone are ~{} tokens, over the ~{budget} that fit; review it \
-                     in smaller commits, or raise `[review] context_tokens` if the model's window is larger",
-                    hunks_cost(f)
+                    "too large: its changes alone are ~{hunks} tokens, over the ~{budget} that fit; review it \
+                     in smaller commits, or raise `[review] context_tokens` if the model's window is larger"
                 ),
             });
             continue;
@@ -65,15 +81,6 @@ pub fn plan(change: &Change, budget: usize) -> (Vec<Change>, Vec<NotReviewed>) {
     if !current.is_empty() {
         parts.push(current);
     }
-    let parts = parts
-        .into_iter()
-        .map(|files| Change {
-            base: change.base.clone(),
-            head: change.head.clone(),
-            snapshot: change.snapshot.clone(),
-            files,
-        })
-        .collect();
     (parts, too_large)
 }
 
@@ -95,9 +102,10 @@ mod tests {
 
     #[test]
     fn a_change_that_fits_is_one_part() {
-        let (parts, skipped) = plan(&change(vec![file("a", 10, 2), file("b", 10, 2)]), 10_000);
+        let c = change(vec![file("a", 10, 2), file("b", 10, 2)]);
+        let (parts, skipped) = plan(&c, 10_000);
         assert_eq!(parts.len(), 1);
-        assert_eq!(parts[0].files.len(), 2);
+        assert_eq!(parts[0].len(), 2);
         assert!(skipped.is_empty());
     }
 
@@ -106,8 +114,8 @@ mod tests {
         let c = change(vec![file("a", 300, 5), file("b", 300, 5), file("c", 300, 5)]);
         let each = whole_cost(&c.files[0]);
         let (parts, skipped) = plan(&c, each + each / 2);
-        assert_eq!(parts.iter().map(|p| p.files.len()).collect::<Vec<_>>(), vec![1, 1, 1]);
-        assert!(parts.iter().all(|p| p.files[0].head_text.is_some()), "files that fit stay whole");
+        assert_eq!(parts.iter().map(|p| p.len()).collect::<Vec<_>>(), vec![1, 1, 1]);
+        assert!(parts.iter().all(|p| p[0].head_text().is_some()), "files that fit stay whole");
         assert!(skipped.is_empty());
     }
 
@@ -116,8 +124,8 @@ mod tests {
         let c = change(vec![file("big", 5_000, 3)]);
         let (parts, skipped) = plan(&c, 1_000);
         assert!(skipped.is_empty());
-        assert!(parts[0].files[0].head_text.is_none());
-        assert!(parts[0].files[0].unreadable.as_deref().unwrap().contains("hunks"));
+        assert!(parts[0][0].head_text().is_none());
+        assert!(parts[0][0].unshown_reason().unwrap().contains("hunks"));
     }
 
     #[test]
@@ -128,6 +136,6 @@ mod tests {
         assert_eq!(skipped[0].path, "huge");
         assert!(skipped[0].reason.contains("too large"));
         assert!(skipped[0].reason.contains("[review] context_tokens"), "says what to do: {}", skipped[0].reason);
-        assert_eq!(parts[0].files[0].diff.path(), "small");
+        assert_eq!(parts[0][0].path(), "small");
     }
 }

@@ -30,7 +30,7 @@ pub(crate) async fn run_all(ctxs: &[Ctx<'_>]) -> Vec<FindOutcome> {
     // A reviewer runs on a part only if the part holds a file its globs match.
     let units: Vec<(usize, &Reviewer)> = (0..ctxs.len())
         .flat_map(|part| {
-            let paths: Vec<&str> = ctxs[part].change.files.iter().map(|f| f.diff.path()).collect();
+            let paths: Vec<&str> = ctxs[part].paths().collect();
             ctxs[part]
                 .input
                 .reviewers
@@ -40,8 +40,32 @@ pub(crate) async fn run_all(ctxs: &[Ctx<'_>]) -> Vec<FindOutcome> {
         })
         .collect();
     let concurrency = ctxs.first().map_or(1, |c| c.opts.concurrency.max(1));
+    let gates = warm_up_gates(ctxs, &units);
     let mut outcomes: Vec<(usize, FindOutcome)> = futures::stream::iter(units.into_iter().enumerate())
-        .map(|(i, (part, r))| async move { (i, run_one(&ctxs[part], part, r).await) })
+        .map(|(i, (part, r))| {
+            let gate = &gates[part];
+            async move {
+                let outcome = match gate {
+                    Some((leader, open)) if *leader == i => {
+                        let signal = open.clone();
+                        let hook: std::sync::Arc<dyn Fn() + Send + Sync> = std::sync::Arc::new(move || {
+                            signal.send_replace(true);
+                        });
+                        let outcome = gauntlet_model::on_answer_start(hook, run_one(&ctxs[part], part, r)).await;
+                        // However the leader ended, nobody waits any longer.
+                        open.send_replace(true);
+                        outcome
+                    }
+                    Some((_, open)) => {
+                        let mut opened = open.subscribe();
+                        let _ = opened.wait_for(|o| *o).await;
+                        run_one(&ctxs[part], part, r).await
+                    }
+                    None => run_one(&ctxs[part], part, r).await,
+                };
+                (i, outcome)
+            }
+        })
         .buffer_unordered(concurrency)
         .collect()
         .await;
@@ -50,14 +74,39 @@ pub(crate) async fn run_all(ctxs: &[Ctx<'_>]) -> Vec<FindOutcome> {
     outcomes.into_iter().map(|(_, o)| o).collect()
 }
 
+/// Shared blocks shorter than this (estimated tokens) are not worth a warm-up wait:
+/// providers do not cache prefixes that short.
+const CACHE_MIN_TOKENS: usize = 1024;
+
+/// Per part, when its finders should not all go at once: the unit that goes first
+/// and the gate the others wait on. A provider that caches a prefix only once a call
+/// has started answering ([`gauntlet_model::Provider::caches_after_start`]) would
+/// otherwise write the same cache entry once per parallel call, at a premium each
+/// time; waiting for the first answer to start lets the others read it instead.
+type Gate = Option<(usize, std::sync::Arc<tokio::sync::watch::Sender<bool>>)>;
+
+fn warm_up_gates(ctxs: &[Ctx<'_>], units: &[(usize, &Reviewer)]) -> Vec<Gate> {
+    (0..ctxs.len())
+        .map(|part| {
+            let mut members = units.iter().enumerate().filter(|(_, (p, _))| *p == part);
+            let (leader, (_, reviewer)) = members.next()?;
+            members.next()?;
+            let ctx = &ctxs[part];
+            let provider = ctx.models.get(ctx.opts.route(reviewer.tier));
+            let shared_tokens = ctx.shared.iter().map(String::len).sum::<usize>() / 4;
+            (provider.caches_after_start() && shared_tokens >= CACHE_MIN_TOKENS)
+                .then(|| (leader, std::sync::Arc::new(tokio::sync::watch::channel(false).0)))
+        })
+        .collect()
+}
+
 async fn run_one(ctx: &Ctx<'_>, part: usize, reviewer: &Reviewer) -> FindOutcome {
     let tier = ctx.opts.route(reviewer.tier);
     let mut tools = if ctx.opts.reviewer_tools { ctx.toolbox(tier) } else { None };
     let mut turn = crate::prompt::finder(&reviewer.name, &reviewer.description, &reviewer.body, reviewer.max_findings);
     // Context goes in the reviewer's own turn: the shared block stays identical for
     // every session, so it can be cached.
-    let blocks: Vec<&crate::context::Block> =
-        reviewer.gathered.iter().filter(|b| b.concerns(ctx.change.files.iter().map(|f| f.diff.path()))).collect();
+    let blocks: Vec<&crate::context::Block> = reviewer.gathered.iter().filter(|b| b.concerns(ctx.paths())).collect();
     turn.push_str(&crate::prompt::reviewer_context(&blocks, &ctx.input.fence));
     if let Some(t) = &tools {
         turn.push_str(&crate::prompt::tools(t.limits().max_steps, false));

@@ -23,10 +23,11 @@ pub struct RepoHead<'a> {
 
 impl<'a> RepoHead<'a> {
     pub fn new(git: &'a Git, change: &'a Change) -> Result<RepoHead<'a>, ChangeError> {
-        let mut files: BTreeSet<String> = git.list_files(&change.snapshot)?.into_iter().collect();
+        let (files, links) = git.list_files_and_links(&change.snapshot)?;
+        let mut files: BTreeSet<String> = files.into_iter().collect();
         // A patch's new files may not be on disk; they exist at its head all the same.
         files.extend(change.files.iter().filter(|f| f.head_text.is_some()).map(|f| f.diff.path().to_string()));
-        let links = git.symlinks(&change.snapshot)?.into_iter().collect();
+        let links = links.into_iter().collect();
         Ok(RepoHead {
             git,
             snapshot: change.snapshot.clone(),

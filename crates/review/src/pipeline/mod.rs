@@ -11,6 +11,7 @@ mod head;
 mod validate;
 
 pub use budget::{Budget, Deadline, Ledger, Reservation};
+pub use chunk::PartFile;
 pub use head::RepoHead;
 
 use crate::adjudicate::adjudicate;
@@ -141,12 +142,13 @@ const RESERVE_TOKENS: usize = 24_000;
 pub(crate) struct Ctx<'a> {
     pub input: &'a Input<'a>,
     /// The files of this part.
-    pub change: &'a Change,
+    pub files: Vec<PartFile<'a>>,
     pub models: &'a Models,
     pub opts: &'a Options,
     pub shared: Vec<String>,
-    /// What every session of this part was shown before its own turn.
-    pub shown: Shown,
+    /// What every session of this part was shown before its own turn: built when a
+    /// finding first needs it (a part without findings never does).
+    shown: std::sync::OnceLock<Shown>,
     pub usage: &'a Mutex<BTreeMap<(String, Tier), StepUsage>>,
     pub ledger: &'a budget::Ledger,
     /// Gaps found inside sessions that still answered (a spent tool step limit).
@@ -161,6 +163,15 @@ impl<'a> Ctx<'a> {
         (limits.max_steps > 0 && self.models.get(tier).supports_tools()).then(|| {
             crate::tools::Toolbox::new(crate::sandbox::Sandbox::new(self.input.head, limits), &self.input.fence)
         })
+    }
+
+    pub fn shown(&self) -> &Shown {
+        self.shown.get_or_init(|| shown_for(&self.files, &self.input.guidance))
+    }
+
+    /// Paths of this part's files.
+    pub fn paths(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.files.iter().map(|f| f.path())
     }
 
     pub fn push_gap(&self, gap: Gap) {
@@ -198,12 +209,12 @@ impl Ctx<'_> {
 }
 
 /// What a part's sessions are shown before their own turn.
-fn shown_for(change: &Change, guidance: &[Guidance]) -> Shown {
+fn shown_for(files: &[PartFile<'_>], guidance: &[Guidance]) -> Shown {
     let mut shown = Shown::default();
-    for f in &change.files {
-        shown.add_hunks(f);
-        if let Some(text) = &f.head_text {
-            shown.add_file(f.diff.path(), text);
+    for f in files {
+        shown.add_hunks(f.file);
+        if let Some(text) = f.head_text() {
+            shown.add_file(f.path(), text);
         }
     }
     for g in guidance {
@@ -226,11 +237,11 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
         .iter()
         .map(|part| Ctx {
             input,
-            change: part,
+            files: part.clone(),
             models,
             opts,
-            shared: vec![crate::prompt::shared(part, &input.guidance, &input.fence)],
-            shown: shown_for(part, &input.guidance),
+            shared: vec![crate::prompt::shared_part(part, &input.guidance, &input.fence)],
+            shown: std::sync::OnceLock::new(),
             usage: &usage,
             ledger: &ledger,
             gaps: &session_gaps,
@@ -251,12 +262,8 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
             review.not_reviewed.push(entry);
         }
     }
-    let reduced: Vec<&str> = parts
-        .iter()
-        .flat_map(|p| &p.files)
-        .filter(|f| f.head_text.is_none() && input.change.file(f.diff.path()).is_some_and(|o| o.head_text.is_some()))
-        .map(|f| f.diff.path())
-        .collect();
+    let reduced: Vec<&str> =
+        parts.iter().flatten().filter(|f| !f.whole && f.file.head_text.is_some()).map(|f| f.path()).collect();
     if !reduced.is_empty() {
         review
             .notes
@@ -314,9 +321,9 @@ fn ground_all(ctx: &Ctx<'_>, reviewer: &str, raws: Vec<RawFinding>, read: &Shown
     // A reviewer with tools may point at code it read; without reads, no copy.
     let merged;
     let shown = if read.blocks.is_empty() {
-        &ctx.shown
+        ctx.shown()
     } else {
-        let mut all = ctx.shown.clone();
+        let mut all = ctx.shown().clone();
         all.blocks.extend(read.blocks.iter().cloned());
         merged = all;
         &merged

@@ -123,7 +123,7 @@ fn reviewer_code<'a>(ctx: &'a Ctx<'_>, f: &Finding) -> Vec<&'a crate::context::C
     let Some(reviewer) = ctx.input.reviewers.iter().find(|r| r.name == f.reviewer) else {
         return Vec::new();
     };
-    let part: Vec<&str> = ctx.change.files.iter().map(|c| c.diff.path()).collect();
+    let part: Vec<&str> = ctx.paths().collect();
     let mut budget = MAX_CONTEXT_LINES;
     let mut out = Vec::new();
     let ranges = reviewer.gathered.iter().filter(|b| b.concerns(part.iter().copied())).flat_map(|b| &b.code);
@@ -147,7 +147,7 @@ fn disproof_gap(ctx: &Ctx<'_>, seen: &Shown, v: &Verdict) -> Option<String> {
     if v.verdict != VerdictKind::Disproved {
         return None;
     }
-    let shared = check_disproof(&v.evidence, &ctx.shown);
+    let shared = check_disproof(&v.evidence, ctx.shown());
     match shared {
         Ok(()) => None,
         Err(reason) => check_disproof(&v.evidence, seen).err().map(|_| reason),
