@@ -213,14 +213,19 @@ impl Git {
             return Ok(vec![None; revs.len()]);
         }
         let input: String = asked.iter().map(|r| format!("{r}^{{commit}}\n")).collect();
-        let stdout = self.run_with_stdin(&["cat-file", "--batch-check"], input.into_bytes())?;
+        let Ok(stdout) =
+            self.run_with_stdin(&["cat-file", "--batch-check=%(objectname) %(objecttype)"], input.into_bytes())
+        else {
+            // Some names stop the whole batch (`@{u}` without an upstream): ask one at a time.
+            return revs.iter().map(|r| self.try_resolve(r)).collect();
+        };
         let text = String::from_utf8_lossy(&stdout);
-        let mut answers = text.lines().map(|line| {
-            let mut fields = line.split(' ');
-            match (fields.next(), fields.next()) {
-                (Some(sha), Some("commit")) => Some(sha.to_string()),
-                _ => None,
-            }
+        // `<sha> commit`, nothing else: a missing name is echoed back (`<name> missing`),
+        // and a name may itself hold spaces.
+        let is_sha = |s: &str| matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
+        let mut answers = text.lines().map(|line| match line.split_once(' ') {
+            Some((sha, "commit")) if is_sha(sha) => Some(sha.to_string()),
+            _ => None,
         });
         Ok(revs.iter().map(|r| if usable(r) { answers.next().flatten() } else { None }).collect())
     }

@@ -121,6 +121,13 @@ fn resolving_many_revisions_at_once_answers_each_in_order() {
         .unwrap();
     // A tag peels to its commit; options, blanks, newlines and blobs name no commit.
     assert_eq!(answers, vec![Some(two.clone()), None, None, None, Some(one.clone()), Some(one.clone()), None, None]);
+    // A missing name is echoed back by git; one with spaces must not read as a sha.
+    repo.git(&["branch", "x"]);
+    assert_eq!(git.try_resolve_many(&["x commit y", "x"]).unwrap(), vec![None, Some(two.clone())]);
+    // `@{u}` without an upstream makes git give up on the whole batch.
+    assert_eq!(git.try_resolve_many(&["@{u}", "HEAD"]).unwrap(), vec![None, Some(two.clone())]);
+    let err = git.resolve_all(["HEAD", "@{u}"]).unwrap_err();
+    assert!(matches!(&err, ChangeError::BadRevision { rev } if rev == "@{u}"), "{err:?}");
     assert_eq!(git.resolve_all(["HEAD", "v1"]).unwrap(), [two, one]);
     let err = git.resolve_all(["HEAD", "nope"]).unwrap_err();
     assert!(matches!(&err, ChangeError::BadRevision { rev } if rev == "nope"), "{err:?}");

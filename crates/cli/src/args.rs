@@ -3,6 +3,9 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+/// The longest `--timeout`: a week. Far larger values would overflow the clock.
+pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 3600;
+
 #[derive(Debug, Parser)]
 #[command(name = "gauntlet", version, about = "A pre-merge AI code reviewer built for precision")]
 pub struct Cli {
@@ -146,7 +149,7 @@ pub struct ReviewArgs {
     pub max_cost: Option<f64>,
     /// End the run after SECS seconds: no model call starts after that, calls in flight
     /// are abandoned, the report names what was not done, and the exit code is 1.
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     pub timeout: Option<u64>,
     /// Store every model call (request and response) in DIR, one JSON file each.
     #[arg(long, value_name = "DIR", conflicts_with = "replay")]

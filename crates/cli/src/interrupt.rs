@@ -18,6 +18,8 @@ use tokio::sync::watch;
 pub const EXIT_CODE: u8 = 130;
 
 static RAISED: AtomicBool = AtomicBool::new(false);
+/// Set while comments are being posted: a signal then lets the post finish.
+static POSTING: AtomicBool = AtomicBool::new(false);
 static WATCH: OnceLock<watch::Receiver<bool>> = OnceLock::new();
 
 /// A command stopped by a signal; `state` says what was (not) done, for the
@@ -62,13 +64,19 @@ pub fn install() {
                     _ = int.recv() => {}
                     _ = term.recv() => {}
                 }
-                if RAISED.swap(true, Ordering::SeqCst) {
+                let again = RAISED.swap(true, Ordering::SeqCst);
+                if POSTING.load(Ordering::SeqCst) {
+                    // CI systems follow SIGINT with SIGTERM within seconds; quitting
+                    // then would leave the pull request with part of the comments.
+                    eprintln!("gauntlet: interrupted while posting: the post finishes first (a few requests), then gauntlet stops");
+                } else if again {
                     eprintln!("gauntlet: interrupted again: quitting at once, without cleaning up");
                     std::process::exit(i32::from(EXIT_CODE));
+                } else {
+                    eprintln!(
+                        "gauntlet: interrupted: stopping at the next safe point; nothing more will be posted or written (interrupt again to quit at once)"
+                    );
                 }
-                eprintln!(
-                    "gauntlet: interrupted: stopping at the next safe point; nothing more will be posted or written (interrupt again to quit at once)"
-                );
                 let _ = tx.send(true);
             }
         });
@@ -77,6 +85,19 @@ pub fn install() {
         return;
     }
     eprintln!("gauntlet: warning: cannot handle interrupts; Ctrl-C will stop gauntlet without cleaning up");
+}
+
+/// Marks the time comments are being posted (see [`POSTING`]) for as long as the
+/// guard lives.
+pub fn posting() -> impl Drop {
+    struct Posting;
+    impl Drop for Posting {
+        fn drop(&mut self) {
+            POSTING.store(false, Ordering::SeqCst);
+        }
+    }
+    POSTING.store(true, Ordering::SeqCst);
+    Posting
 }
 
 /// Whether a signal has arrived.
@@ -112,7 +133,10 @@ async fn stopped() {
     match WATCH.get() {
         Some(rx) => {
             let mut rx = rx.clone();
-            let _ = rx.wait_for(|raised| *raised).await;
+            if rx.wait_for(|raised| *raised).await.is_err() {
+                // The signal task is gone (it could not start): no signal will come.
+                std::future::pending::<()>().await;
+            }
         }
         None => std::future::pending().await,
     }

@@ -164,35 +164,124 @@ mod stream {
                 .map_err(|e| protocol(secret, &format!("could not decode response ({e})")));
         }
         let mut answer = Answer::default();
-        let mut pending: Vec<u8> = Vec::new();
+        let mut events = Events::default();
         let mut read = 0usize;
         while let Some(chunk) = resp.chunk().await.map_err(|e| http::transport(NAME, secret, e))? {
             read += chunk.len();
             if read > MAX_BYTES {
                 return Err(protocol(secret, &format!("streamed answer exceeds {} MiB", MAX_BYTES >> 20)));
             }
-            pending.extend_from_slice(&chunk);
-            while let Some((event, rest)) = split_event(&pending) {
-                let done = answer.apply(&event, secret)?;
-                pending = rest;
-                if done {
+            events.push(&chunk);
+            while let Some(data) = events.next_data() {
+                if answer.apply(&data, secret)? {
                     return answer.finish(secret);
                 }
             }
+            events.compact();
         }
         Err(protocol(secret, "the stream ended before `message_stop`"))
     }
 
-    /// The first complete event (its `data:` payload) and what follows it. Events end
-    /// at a blank line; no multi-byte character holds a newline, so cutting there is
-    /// safe however the chunks fell.
-    fn split_event(buf: &[u8]) -> Option<(String, Vec<u8>)> {
-        let find = |needle: &[u8]| buf.windows(needle.len()).position(|w| w == needle).map(|i| (i, needle.len()));
-        let (at, len) = [find(b"\n\n"), find(b"\r\n\r\n")].into_iter().flatten().min_by_key(|(i, _)| *i)?;
-        let event = String::from_utf8_lossy(&buf[..at]);
-        let data: Vec<&str> =
-            event.lines().filter_map(|l| l.strip_prefix("data:").map(|d| d.strip_prefix(' ').unwrap_or(d))).collect();
-        Some((data.join("\n"), buf[at + len..].to_vec()))
+    /// Server-sent events cut out of the bytes as they arrive; each byte is searched
+    /// about once, however the chunks fall.
+    #[derive(Default)]
+    pub(super) struct Events {
+        pending: Vec<u8>,
+        /// Where the next event starts.
+        start: usize,
+        /// How far the search for its end got.
+        searched: usize,
+    }
+
+    impl Events {
+        pub(super) fn push(&mut self, chunk: &[u8]) {
+            self.pending.extend_from_slice(chunk);
+        }
+
+        /// The `data:` payload of the next complete event.
+        pub(super) fn next_data(&mut self) -> Option<String> {
+            match event_end(&self.pending, self.start, self.searched) {
+                Some((end, next)) => {
+                    let data = data_of(&self.pending[self.start..end]);
+                    (self.start, self.searched) = (next, next);
+                    Some(data)
+                }
+                None => {
+                    // A separator may straddle the end: look again from just before it.
+                    self.searched = self.pending.len().saturating_sub(3).max(self.start);
+                    None
+                }
+            }
+        }
+
+        /// Forget what was already read, keeping only the unfinished event.
+        pub(super) fn compact(&mut self) {
+            self.pending.drain(..self.start);
+            self.searched -= self.start;
+            self.start = 0;
+        }
+    }
+
+    /// The end of the event starting at `start` (it ends at a blank line, `\n\n` or
+    /// `\r\n\r\n`), searching from `searched`, and where the next event starts.
+    fn event_end(buf: &[u8], start: usize, searched: usize) -> Option<(usize, usize)> {
+        let mut i = searched.max(start);
+        loop {
+            // Just past the next newline: an event ends where the line after it is empty.
+            i += buf[i..].iter().position(|b| *b == b'\n')? + 1;
+            match &buf[i..] {
+                [b'\n', ..] => return Some((i - 1, i + 1)),
+                [b'\r', b'\n', ..] => return Some((i - 1, i + 2)),
+                [] | [b'\r'] => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// The `data:` payload of one event. No multi-byte character holds a newline, so
+    /// an event cut at blank lines is whole however the chunks fell.
+    fn data_of(event: &[u8]) -> String {
+        let event = String::from_utf8_lossy(event);
+        let data: Vec<&str> = event
+            .lines()
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .filter_map(|l| l.strip_prefix("data:").map(|d| d.strip_prefix(' ').unwrap_or(d)))
+            .collect();
+        data.join("\n")
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::Events;
+
+        #[test]
+        fn events_come_out_whole_however_the_bytes_are_cut() {
+            let stream = "event: a\ndata: {\"n\": 1}\n\n: comment\r\ndata: {\"n\": 2}\r\n\r\n\
+                          data: first\ndata: second\n\ndata: é😀\n\n";
+            let want = vec!["{\"n\": 1}", "{\"n\": 2}", "first\nsecond", "é😀"];
+            for size in 1..=9 {
+                let mut events = Events::default();
+                let mut got = Vec::new();
+                for chunk in stream.as_bytes().chunks(size) {
+                    events.push(chunk);
+                    while let Some(data) = events.next_data() {
+                        got.push(data);
+                    }
+                    events.compact();
+                }
+                assert_eq!(got, want, "chunks of {size} bytes");
+            }
+        }
+
+        #[test]
+        fn an_unfinished_event_waits_for_its_blank_line() {
+            let mut events = Events::default();
+            events.push(b"data: partial\r\n\r");
+            assert_eq!(events.next_data(), None);
+            events.compact();
+            events.push(b"\n");
+            assert_eq!(events.next_data().as_deref(), Some("partial"));
+        }
     }
 
     fn protocol(secret: Option<&str>, message: &str) -> ModelError {
@@ -295,7 +384,13 @@ mod stream {
                     // Overloaded mid-stream reads like a 529; anything else like a 500.
                     let kind = error.get("type").and_then(Value::as_str).unwrap_or("error");
                     let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-                    let status = if kind == "overloaded_error" { 529 } else { 500 };
+                    let status = match kind {
+                        "overloaded_error" => 529,
+                        "rate_limit_error" => 429,
+                        "api_error" | "error" => 500,
+                        // Invalid requests, auth, permissions: asking again will not help.
+                        _ => 400,
+                    };
                     return Err(ModelError::Http {
                         provider: NAME.to_string(),
                         status,

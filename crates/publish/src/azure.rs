@@ -181,7 +181,7 @@ impl CodeHost for Azure {
             None => self.load_iteration(head).await?.0,
         };
         // Azure DevOps has no batch endpoint: one thread per comment.
-        for c in comments {
+        for (i, c) in comments.iter().enumerate() {
             let mut thread = json!({
                 "comments": [{"parentCommentId": 0, "content": c.body, "commentType": "text"}],
                 "status": "active",
@@ -197,7 +197,9 @@ impl CodeHost for Azure {
                     "iterationContext": {"firstComparingIteration": 1, "secondComparingIteration": iteration.id},
                 });
             }
-            self.new_thread(thread, "open a thread").await?;
+            if let Err(e) = self.new_thread(thread, "open a thread").await {
+                return Err(crate::sync::created_before(e, i, comments.len()));
+            }
         }
         Ok(())
     }

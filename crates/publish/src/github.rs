@@ -213,9 +213,12 @@ impl CodeHost for GitHub {
     async fn resolve(&self, thread: &Handle, body: &str) -> Result<(), PublishError> {
         self.edit(&thread.comment, body).await?;
         // The edited body already says it is resolved; a token that may not
-        // resolve threads leaves it at that.
-        let _ = self.set_resolved(&thread.thread, true).await;
-        Ok(())
+        // resolve threads leaves it at that. Other failures are reported: the
+        // next run finishes the resolution.
+        match self.set_resolved(&thread.thread, true).await {
+            Err(e) if !e.is_denied() => Err(e),
+            _ => Ok(()),
+        }
     }
 
     async fn upsert_overview(&self, existing: Option<&Handle>, body: &str) -> Result<(), PublishError> {

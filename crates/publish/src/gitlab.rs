@@ -157,7 +157,7 @@ impl CodeHost for GitLab {
             None => self.load_diff_refs().await?,
         };
         // GitLab has no batch endpoint: one discussion per comment.
-        for c in comments {
+        for (i, c) in comments.iter().enumerate() {
             let mut position = json!({
                 "position_type": "text",
                 "base_sha": refs.base,
@@ -172,7 +172,9 @@ impl CodeHost for GitLab {
             }
             let url = format!("{}/discussions", self.mr);
             let body = json!({"body": c.body, "position": position});
-            self.client.send(Method::POST, &url, &body, "open a discussion").await?;
+            if let Err(e) = self.client.send(Method::POST, &url, &body, "open a discussion").await {
+                return Err(crate::sync::created_before(e, i, comments.len()));
+            }
         }
         Ok(())
     }

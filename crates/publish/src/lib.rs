@@ -54,12 +54,36 @@ pub enum PublishError {
     Network { host: &'static str, what: String, message: String },
     #[error("{host} sent an unexpected answer to {what}: {message}")]
     Response { host: &'static str, what: String, message: String },
+    /// A failure after some writes had already gone through.
+    #[error(
+        "{source}; before that, this run had {done}. Run it again to finish: comments already on the pull \
+         request are recognised by their markers and are not posted twice"
+    )]
+    Partial { done: String, source: Box<PublishError> },
 }
 
 impl PublishError {
     /// The token lacks the right to do this (HTTP 401 or 403): the case of a
     /// fork's read-only token, or a missing pipeline permission.
     pub fn is_denied(&self) -> bool {
-        matches!(self, PublishError::Denied { .. })
+        match self {
+            PublishError::Denied { .. } => true,
+            PublishError::Partial { source, .. } => source.is_denied(),
+            _ => false,
+        }
+    }
+
+    /// This error, recording that `done` had already reached the pull request (kept
+    /// as it is when it records that already).
+    pub(crate) fn after(self, done: String) -> PublishError {
+        match self {
+            PublishError::Partial { .. } => self,
+            source => PublishError::Partial { done, source: Box::new(source) },
+        }
+    }
+
+    /// Whether anything reached the pull request before the failure.
+    pub fn posted_something(&self) -> bool {
+        matches!(self, PublishError::Partial { .. })
     }
 }

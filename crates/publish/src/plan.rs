@@ -166,7 +166,17 @@ pub fn plan_sync(threads: &[Thread], candidates: &[Candidate<'_>], opts: &Option
         }
     }
     for (t, k) in known.iter().enumerate() {
-        let Some(k) = k.as_ref().filter(|k| !taken[t] && k.state == State::Open) else { continue };
+        let Some(k) = k.as_ref().filter(|_| !taken[t]) else { continue };
+        // Resolving is two calls on some hosts (edit, then resolve): a run stopped
+        // between them leaves an open thread that already says it is resolved. With
+        // no reply on it, nobody reopened it on purpose, so the resolution is finished.
+        if k.state == State::ResolvedByUs && !k.thread.resolved && k.thread.replies.is_empty() {
+            plan.actions.push(Action::Resolve { thread: t, body: k.thread.body.clone() });
+            continue;
+        }
+        if k.state != State::Open {
+            continue;
+        }
         let reviewed = opts.reviewed.is_none_or(|paths| paths.contains(&k.thread.path));
         plan.actions.push(if reviewed {
             Action::Resolve { thread: t, body: body::resolved(&k.thread.body, &k.marker.id, opts.head) }

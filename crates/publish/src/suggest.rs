@@ -119,6 +119,11 @@ pub fn propose(patch: &str, diff: &FileDiff, anchor: &Anchor) -> Result<Suggesti
         }
         lines.extend(fix.inserted(l));
     }
+    // A fix that only changes line endings or the final newline reads the same
+    // once parsed: suggesting it would offer the same lines back.
+    if lines.iter().map(String::as_str).eq((start..=end).map(|l| head[&l])) {
+        return Err(Unsuitable::Empty);
+    }
     let old_line = hunk.lines.iter().find(|d| d.new == Some(end) && d.kind == LineKind::Context).and_then(|d| d.old);
     let anchor = Anchor { start, line: end, old_line, ..anchor.clone() };
     Ok(Suggestion { anchor, lines, changed: fix.changed() })

@@ -147,3 +147,10 @@ fn hostile_text_in_the_patch_is_carried_verbatim_for_the_body_to_fence() {
     let patch = fix("@@ -12,1 +12,1 @@\n-c = compute()\n+```\n");
     assert_eq!(ok(&patch, at(12, 12)).lines, ["```"]);
 }
+
+#[test]
+fn a_fix_that_only_changes_line_endings_is_not_suggested() {
+    // CRLF to LF on the commented line: the parsed lines are identical.
+    let crlf = fix("@@ -12,1 +12,1 @@\n-c = compute()\r\n+c = compute()\n");
+    assert_eq!(propose(&crlf, &pr(), &at(12, 12)), Err(Unsuitable::Empty));
+}

@@ -82,7 +82,8 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
             request.cap, plan.over_cap
         ));
     }
-    let mut summary = apply(host, existing, &plan, &head).await?;
+    let mut summary = Summary::default();
+    apply(host, existing, &plan, &head, &mut summary).await.map_err(|e| partial(e, &summary, "did not"))?;
     let facts = OverviewFacts {
         findings: plan.overview.iter().map(|&i| request.candidates[i].finding).collect(),
         inline: plan.open_inline(),
@@ -90,7 +91,9 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
         notes: request.notes,
     };
     let overview = body::overview(request.review, &request.marker, &facts);
-    host.upsert_overview(existing.overview.as_ref().map(|o| &o.handle), &overview).await?;
+    host.upsert_overview(existing.overview.as_ref().map(|o| &o.handle), &overview)
+        .await
+        .map_err(|e| partial(e, &summary, "could not"))?;
     summary.overview_created = existing.overview.is_none();
     summary.dismissed = plan.dismissed.len();
     summary.in_overview = plan.overview.len();
@@ -98,8 +101,39 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
     Ok(summary)
 }
 
-async fn apply(host: &dyn CodeHost, existing: &Existing, plan: &Plan, head: &str) -> Result<Summary, PublishError> {
-    let mut summary = Summary::default();
+/// A failure to open comment `i` of `n` on a host that opens them one at a time.
+pub(crate) fn created_before(error: PublishError, i: usize, n: usize) -> PublishError {
+    if i == 0 {
+        return error;
+    }
+    error.after(format!("created {i} of {n} new comment thread(s) and did not update the overview"))
+}
+
+/// `error`, saying what had been written before it when anything had. The
+/// overview goes last, so a failure always leaves it unwritten.
+fn partial(error: PublishError, summary: &Summary, overview: &str) -> PublishError {
+    let counts = [
+        (summary.created, "created"),
+        (summary.updated, "updated"),
+        (summary.reopened, "reopened"),
+        (summary.resolved, "resolved"),
+    ];
+    let done: Vec<String> = counts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{what} {n}")).collect();
+    if done.is_empty() || error.posted_something() {
+        return error;
+    }
+    error.after(format!("{} comment thread(s) and {overview} update the overview", done.join(", ")))
+}
+
+/// Carry out `plan`, counting in `summary` what went through, so a failure part-way
+/// can say what had been done.
+async fn apply(
+    host: &dyn CodeHost,
+    existing: &Existing,
+    plan: &Plan,
+    head: &str,
+    summary: &mut Summary,
+) -> Result<(), PublishError> {
     let new: Vec<NewComment> = plan
         .actions
         .iter()
@@ -126,5 +160,5 @@ async fn apply(host: &dyn CodeHost, existing: &Existing, plan: &Plan, head: &str
             Action::Leave { .. } => summary.unchanged += 1,
         }
     }
-    Ok(summary)
+    Ok(())
 }

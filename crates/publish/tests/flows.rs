@@ -5,7 +5,7 @@ mod common;
 mod fakes;
 
 use common::*;
-use fakes::Fake;
+use fakes::{Fake, Fault};
 use gauntlet_publish::{OverviewMarker, PublishError, Request, Summary, sync};
 use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
@@ -160,6 +160,86 @@ async fn a_forged_marker_does_not_hijack_the_overview(fake: Fake) {
     );
 }
 
+/// What a person sees on the pull request: each thread's place, state and notes,
+/// in a stable order (ids left out: a re-run may number them differently).
+/// A thread as a person sees it: path, line, resolved, the notes' bodies.
+type Seen = (Option<String>, Option<u32>, bool, Vec<String>);
+
+fn seen(fake: &Fake) -> Vec<Seen> {
+    let mut threads: Vec<_> = fake
+        .state()
+        .threads
+        .iter()
+        .map(|t| (t.path.clone(), t.line, t.resolved, t.notes.iter().map(|n| n.body.clone()).collect()))
+        .collect();
+    threads.sort();
+    threads
+}
+
+/// A second run that edits one comment, resolves another and opens a third, so it
+/// makes every kind of call a host gets.
+fn second_run() -> Vec<Published> {
+    let mut second = run(0);
+    second[0].claim = "A cold start reaches the unwrap with no cache entry, and the worker dies.".into();
+    second.remove(1);
+    second.push(finding("src/d.rs", 5, "let n = a / b;", "Division by zero when the batch is empty.", Severity::High));
+    second
+}
+
+async fn each_failing_host_call_is_named_and_a_rerun_finishes_the_job(fake: Fake) {
+    publish(&fake, run(0)).await.unwrap();
+    let first = fake.state().requests;
+    let summary = publish(&fake, second_run()).await.unwrap();
+    assert_eq!((summary.created, summary.updated, summary.resolved), (1, 1, 1), "the scenario makes every call");
+    let calls = fake.state().requests - first;
+    let clean = seen(&fake);
+    let mut failures = 0;
+    for status in [401, 403, 404, 422, 500] {
+        for at in 0..calls {
+            *fake.state() = fakes::State::default();
+            publish(&fake, run(0)).await.unwrap();
+            let (start, writes) = {
+                let state = fake.state();
+                (state.requests, state.writes)
+            };
+            fake.state().fault = Some(Fault { at: start + at, status, storm: false });
+            let result = publish(&fake, second_run()).await;
+            fake.state().fault = None;
+            let wrote = fake.state().writes > writes;
+            let call = fake.state().log[start + at].clone();
+            match result {
+                // Reads are retried on 5xx, so one failed read costs nothing; GitHub
+                // lets a token that may not resolve threads leave them open.
+                Ok(_) => assert!(
+                    status == 500 || (matches!(status, 401 | 403) && call == "POST /graphql"),
+                    "HTTP {status} at call {at} ({call}) went unnoticed"
+                ),
+                Err(e) => {
+                    failures += 1;
+                    let text = e.to_string();
+                    assert!(text.contains(&format!("HTTP {status}")), "names the status: {text}");
+                    assert!(!text.contains("fake"), "no token in the message: {text}");
+                    assert_eq!(e.is_denied(), matches!(status, 401 | 403), "{text}");
+                    assert_eq!(e.posted_something(), wrote, "says whether anything was posted: {text}");
+                    if wrote {
+                        assert!(text.contains("Run it again to finish"), "{text}");
+                    }
+                }
+            }
+            publish(&fake, second_run()).await.unwrap();
+            assert_eq!(seen(&fake), clean, "HTTP {status} at call {at} ({call}): a re-run ends where a clean run ends");
+        }
+    }
+    assert!(failures >= 4 * calls, "every non-5xx fault failed the run: {failures} of {calls} calls");
+    // A host that keeps failing: reads give up after their retries, nothing is posted.
+    *fake.state() = fakes::State::default();
+    publish(&fake, run(0)).await.unwrap();
+    let at = fake.state().requests;
+    fake.state().fault = Some(Fault { at, status: 500, storm: true });
+    let err = publish(&fake, second_run()).await.unwrap_err();
+    assert!(err.to_string().contains("HTTP 500") && !err.posted_something(), "{err}");
+}
+
 macro_rules! for_each_host {
     ($($name:ident),* $(,)?) => {
         mod github {
@@ -185,6 +265,7 @@ for_each_host!(
     the_cap_holds_and_the_rest_go_to_the_overview,
     a_forbidden_token_fails_loudly_and_posts_nothing,
     a_forged_marker_does_not_hijack_the_overview,
+    each_failing_host_call_is_named_and_a_rerun_finishes_the_job,
 );
 
 #[tokio::test]

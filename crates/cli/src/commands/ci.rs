@@ -106,7 +106,12 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     };
     let posted = publish::post(&runtime, &mut poster, &review, &target)?;
     publish::summary(&ctx, &review, &posted)?;
-    crate::interrupt::check("posting had already begun and was completed, so the pull request shows the whole run")?;
+    let state = match &posted {
+        Ok(_) => "posting had already begun and was completed, so the pull request shows the whole run",
+        Err(failed) if failed.partly => "posting stopped part-way (see above); run gauntlet ci again to finish it",
+        Err(_) => "nothing was posted to the pull request",
+    };
+    crate::interrupt::check(state)?;
     Ok(exit_code(&review, fail_on))
 }
 

@@ -98,7 +98,7 @@ pub struct Prepared {
     guidance: Vec<guidance::Guidance>,
     rules_version: String,
     fence: Fence,
-    opts: pipeline::Options,
+    pub opts: pipeline::Options,
     /// Ignored files, listed as not reviewed (unless `--force` reviewed them).
     ignored: Vec<NotReviewed>,
     /// `--record` / `--replay`.

@@ -46,6 +46,21 @@ pub struct State {
     pub writes: usize,
     /// Problems with request shapes the fake noticed; a test asserts it stays empty.
     pub errors: Vec<String>,
+    /// Requests answered so far, faults included.
+    pub requests: usize,
+    /// `METHOD path` of each request, in order.
+    pub log: Vec<String>,
+    /// A failure to answer with instead of the real answer.
+    pub fault: Option<Fault>,
+}
+
+/// Answer request number `at` (counted from 0) with `status`, or every request from
+/// there on when `storm` is set. A failed request changes nothing.
+#[derive(Clone, Copy, Debug)]
+pub struct Fault {
+    pub at: usize,
+    pub status: u16,
+    pub storm: bool,
 }
 
 impl State {
@@ -84,6 +99,14 @@ struct Responder<W: Wire> {
 impl<W: Wire> Respond for Responder<W> {
     fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
         let mut state = self.state.lock().unwrap();
+        let index = state.requests;
+        state.requests += 1;
+        let line = format!("{} {}", request.method, request.url.path());
+        state.log.push(line);
+        if let Some(f) = state.fault.filter(|f| index == f.at || (f.storm && index > f.at)) {
+            return ResponseTemplate::new(f.status)
+                .set_body_json(serde_json::json!({"message": format!("injected fault {}", f.status)}));
+        }
         let method = request.method.as_str().to_string();
         let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
         let write = method != "GET"

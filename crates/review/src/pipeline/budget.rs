@@ -27,7 +27,9 @@ pub struct Deadline {
 impl Deadline {
     /// The deadline `limit` from now.
     pub fn after(limit: Duration) -> Deadline {
-        Deadline { at: Instant::now() + limit, limit }
+        // A limit past what the clock can hold means no limit in practice.
+        let at = Instant::now().checked_add(limit).unwrap_or_else(|| Instant::now() + Duration::from_secs(1 << 40));
+        Deadline { at, limit }
     }
 
     fn passed(&self) -> bool {

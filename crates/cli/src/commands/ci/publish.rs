@@ -32,7 +32,21 @@ pub struct Target<'a> {
 const STOPPED: &str = "nothing was posted to the pull request, and the temporary worktrees were removed";
 
 /// `Ok(summary line)` when posted, `Err(why not)` otherwise.
-pub type Posted = Result<String, String>;
+pub type Posted = Result<String, NotPosted>;
+
+/// Why posting did not finish, and whether part of it reached the pull request.
+#[derive(Clone, Debug)]
+pub struct NotPosted {
+    pub why: String,
+    /// Some comments were written before the failure (the overview never is).
+    pub partly: bool,
+}
+
+impl NotPosted {
+    fn nothing(why: String) -> NotPosted {
+        NotPosted { why, partly: false }
+    }
+}
 
 /// Post `review`, last and in one sync: fixes (`--suggest`) are all done before
 /// the first comment goes out. `Err` only for an interruption before posting.
@@ -44,7 +58,7 @@ pub fn post(
 ) -> Result<Posted> {
     let (host, existing) = match poster.as_ref() {
         Ok((host, existing)) => (host, existing),
-        Err(why) => return Ok(Err(why.clone())),
+        Err(why) => return Ok(Err(NotPosted::nothing(why.clone()))),
     };
     // Anchors come from the pull request's whole diff (what the host shows),
     // even when only part of it was reviewed.
@@ -54,7 +68,7 @@ pub fn post(
     };
     let diffs = match diffs {
         Ok(d) => d,
-        Err(why) => return Ok(Err(why)),
+        Err(why) => return Ok(Err(NotPosted::nothing(why))),
     };
     let candidates = review
         .published
@@ -90,12 +104,16 @@ pub fn post(
     interrupt::check(STOPPED)?;
     // Posting is not raced against a signal: once begun, it finishes, so the pull
     // request never shows half a run.
-    let summary = runtime.block_on(gauntlet_publish::sync(host.as_ref(), existing, request)).map_err(|e| {
-        if e.is_denied() {
+    let guard = interrupt::posting();
+    let summary = runtime.block_on(gauntlet_publish::sync(host.as_ref(), existing, request));
+    drop(guard);
+    let summary = summary.map_err(|e| {
+        let why = if e.is_denied() {
             format!("{e}. The token may not write to this pull request: a pull request from a fork gets a read-only token; GitHub needs `permissions: pull-requests: write`, GitLab a project access token with the `api` scope, Azure DevOps the build identity's \"Contribute to pull requests\" permission")
         } else {
             e.to_string()
-        }
+        };
+        NotPosted { why, partly: e.posted_something() }
     });
     Ok(summary.map(|summary| format!("posted to {}: {summary}", host.name())))
 }
@@ -118,22 +136,27 @@ pub fn summary(ctx: &CiContext, review: &Review, posted: &Posted) -> Result<()> 
             eprintln!("gauntlet: {line}");
             None
         }
-        Err(why) => {
+        Err(failed) => {
             let bar = "=".repeat(72);
             let also = if ctx.summary_file.is_some() { " and in the job summary" } else { "" };
+            let headline = if failed.partly {
+                "POSTING STOPPED PART-WAY: the pull request shows only part of this review"
+            } else {
+                "NOTHING WAS POSTED to the pull request."
+            };
             eprintln!(
-                "gauntlet: {bar}\ngauntlet: NOTHING WAS POSTED to the pull request.\ngauntlet: why: {why}\ngauntlet: the full review is printed above{also}.\ngauntlet: {bar}"
+                "gauntlet: {bar}\ngauntlet: {headline}\ngauntlet: why: {}\ngauntlet: the full review is printed above{also}.\ngauntlet: {bar}",
+                failed.why
             );
-            Some(why.clone())
+            Some(failed.clone())
         }
     };
     let Some(path) = &ctx.summary_file else { return Ok(()) };
     let mut text = String::new();
-    if let Some(why) = status {
-        text.push_str(&format!(
-            "> **Nothing was posted to the pull request:** {}\n\n",
-            gauntlet_report::markdown::text(&why)
-        ));
+    if let Some(failed) = status {
+        let headline =
+            if failed.partly { "Posting stopped part-way" } else { "Nothing was posted to the pull request" };
+        text.push_str(&format!("> **{headline}:** {}\n\n", gauntlet_report::markdown::text(&failed.why)));
     }
     text.push_str(&gauntlet_report::render(review, gauntlet_report::Format::Markdown, &Default::default()));
     let mut file = std::fs::OpenOptions::new()

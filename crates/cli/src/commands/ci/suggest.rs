@@ -62,7 +62,9 @@ impl Fixes<'_> {
             jobs: settings.concurrency,
         };
         let budget = crate::commands::fix::remaining(settings.budget, &self.review.usage);
-        let meter = Meter::new(self.prepared.models.clone(), settings.prices.clone(), budget);
+        // The fixes share the run's --timeout: the clock started with the review.
+        let meter = Meter::new(self.prepared.models.clone(), settings.prices.clone(), budget)
+            .with_deadline(self.prepared.opts.deadline);
         eprintln!(
             "gauntlet: --suggest: fixing {} finding(s) before posting, up to {} rounds each",
             items.len(),
