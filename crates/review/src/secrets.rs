@@ -105,6 +105,13 @@ fn end_re() -> &'static Regex {
     RE.get_or_init(|| Regex::new(PRIVATE_KEY_END).expect("compiles"))
 }
 
+/// Patterns are counted, not shown: a repository's own may describe its secrets.
+impl std::fmt::Debug for Masker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Masker").field("patterns", &self.patterns.len()).finish()
+    }
+}
+
 impl Masker {
     pub fn new(extra: &[String]) -> Result<Masker, PatternError> {
         let mut patterns = builtin();

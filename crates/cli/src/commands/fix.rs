@@ -68,6 +68,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &FixArgs, env: &Env, is_tty: 
         refuse_existing(out, &work.items)?;
     }
     let fix_run = FixRun {
+        masker: super::review::fix_masker(&work.settings)?,
         repo: git.root().to_path_buf(),
         head: work.head.clone(),
         check: args.check.clone().map(|command| Check { command, timeout: Duration::from_secs(args.check_timeout) }),

@@ -113,6 +113,18 @@ pub struct Prepared {
     masker: Option<std::sync::Arc<gauntlet_review::secrets::Masker>>,
 }
 
+/// The masking pass `[secrets]` configures (built-in patterns plus the repository's).
+pub fn secrets_masker(settings: &Settings) -> Result<std::sync::Arc<gauntlet_review::secrets::Masker>> {
+    let masker =
+        gauntlet_review::secrets::Masker::new(&settings.file.secrets.patterns).context("[secrets] patterns")?;
+    Ok(std::sync::Arc::new(masker))
+}
+
+/// The masker for text a fix loop sends to models, unless `[secrets] mask = false`.
+pub fn fix_masker(settings: &Settings) -> Result<Option<std::sync::Arc<gauntlet_review::secrets::Masker>>> {
+    settings.file.secrets.mask.unwrap_or(true).then(|| secrets_masker(settings)).transpose()
+}
+
 /// Acquire the change, run the gate, choose the reviewers and build the providers.
 pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> Result<Plan> {
     let deadline = args.timeout.map(|secs| pipeline::Deadline::after(std::time::Duration::from_secs(secs)));
@@ -169,9 +181,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
 
     // Secrets are masked before anything is read for a model; the ones the change
     // adds are reported by the deterministic check either way.
-    let masker = std::sync::Arc::new(
-        gauntlet_review::secrets::Masker::new(&settings.file.secrets.patterns).context("[secrets] patterns")?,
-    );
+    let masker = secrets_masker(&settings)?;
     let mask = settings.file.secrets.mask.unwrap_or(true);
     let mut masked = change.clone();
     let secrets = masker.change(&mut masked);

@@ -82,10 +82,16 @@ pub struct Fix {
 }
 
 impl Fix {
-    pub fn new(item: &WorkItem, sandbox: Sandbox) -> Fix {
+    pub fn new(item: &WorkItem, sandbox: Sandbox, masker: Option<&gauntlet_review::secrets::Masker>) -> Fix {
         let path = Location::parse(&item.location).map_or_else(|| item.location.clone(), |l| l.path);
         // Read from the checkout, which is the head: the user's files may differ.
         let text = std::fs::read(sandbox.root().join(&path)).ok().and_then(|b| String::from_utf8(b).ok());
+        // Secrets are masked as in the review; a patch that writes a placeholder back
+        // into the code is refused by the sandbox.
+        let text = match (text, masker) {
+            (Some(t), Some(m)) => Some(m.text(&t).0),
+            (text, _) => text,
+        };
         let numbered = text.as_deref().map(|t| gauntlet_review::prompt::numbered(1, t.lines()));
         let untrusted = [text.as_deref().unwrap_or(""), &item.claim, &item.evidence, &item.validator_evidence];
         let fence = Fence::new(&mut rand::rng(), untrusted);
@@ -136,6 +142,8 @@ pub struct FixRun {
     pub settings: Settings,
     /// Items in flight at once.
     pub jobs: usize,
+    /// Masks secrets in the file text the models read (`None`: `[secrets] mask = false`).
+    pub masker: Option<std::sync::Arc<gauntlet_review::secrets::Masker>>,
 }
 
 /// One item's result.
@@ -163,7 +171,7 @@ async fn fix_one(item: &WorkItem, fix_run: &FixRun, meter: &Meter) -> ItemResult
     let created = tokio::task::spawn_blocking(move || Sandbox::create(&repo, &head, check)).await;
     let outcome = match created {
         Ok(Ok(sandbox)) => {
-            let task = Fix::new(item, sandbox);
+            let task = Fix::new(item, sandbox, fix_run.masker.as_deref());
             run(&task, &fix_run.settings, meter, None).await
         }
         Ok(Err(e)) => failed(e.to_string()),

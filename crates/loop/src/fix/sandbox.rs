@@ -132,6 +132,13 @@ impl Sandbox {
 
     /// Apply to index and files; the canonical diff, or why it does not apply.
     async fn apply(&self, patch: &str) -> Result<String, String> {
+        if let Some(line) = writes_placeholder(patch) {
+            return Err(format!(
+                "the patch writes a masking placeholder into the code ({}): secrets are hidden from you as \
+                 `[masked …]`; leave the lines that hold them out of the patch",
+                bounded(line.trim(), 120)
+            ));
+        }
         let file = self._dir.path().join("candidate.patch");
         let mut text = patch.to_string();
         if !text.ends_with('\n') {
@@ -165,6 +172,13 @@ impl Sandbox {
             .map_err(|e| format!("cannot run git: {e}"))?;
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
+}
+
+/// The first line `patch` adds that holds a secret's masking placeholder.
+fn writes_placeholder(patch: &str) -> Option<&str> {
+    let marker = gauntlet_review::secrets::placeholder("");
+    let stem = marker.trim_end_matches(']').trim_end();
+    patch.lines().find(|l| l.starts_with('+') && !l.starts_with("+++") && l.contains(stem))
 }
 
 impl Drop for Sandbox {

@@ -55,6 +55,7 @@ impl Fixes<'_> {
         let items: Vec<WorkItem> = wanted.iter().map(|&i| WorkItem::from(request.candidates[i].finding)).collect();
         let settings = &self.prepared.settings;
         let run = FixRun {
+            masker: crate::commands::review::fix_masker(settings)?,
             repo: self.git.root().to_path_buf(),
             head: self.review.head.clone(),
             check: None,
