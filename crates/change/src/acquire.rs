@@ -96,8 +96,13 @@ fn prefetch(git: &Git, base: &str, head: &str) -> Result<HashMap<String, Option<
         "--",
     ])?;
     let entries = raw_entries(&raw);
-    let oids: Vec<&str> = entries.iter().map(|(_, oid)| oid.as_str()).collect();
-    let contents = git.read_blobs(&oids)?;
+    // The checkout often holds these very blobs; git reads only the others.
+    let mut contents: Vec<Option<Vec<u8>>> = entries.iter().map(|(path, oid)| git.worktree_blob(path, oid)).collect();
+    let missing: Vec<usize> = (0..entries.len()).filter(|i| contents[*i].is_none()).collect();
+    let oids: Vec<&str> = missing.iter().map(|i| entries[*i].1.as_str()).collect();
+    for (i, blob) in missing.into_iter().zip(git.read_blobs(&oids)?) {
+        contents[i] = blob;
+    }
     Ok(entries.into_iter().map(|(path, _)| path).zip(contents).collect())
 }
 

@@ -93,6 +93,25 @@ impl Git {
         self.cat_batch(&names)
     }
 
+    /// The working tree's copy of `path` when it is exactly the blob `oid` (its git
+    /// hash matches), else `None`. Hashing a file costs less than git inflating the
+    /// blob, and a checkout usually holds the head being reviewed; the hash makes
+    /// sure of it, whatever filters or edits the working tree has seen.
+    pub fn worktree_blob(&self, path: &str, oid: &str) -> Option<Vec<u8>> {
+        use sha1::{Digest, Sha1};
+        // SHA-256 repositories use longer ids; they take the git route.
+        if oid.len() != 40 {
+            return None;
+        }
+        let bytes = self.read_worktree(path)?;
+        let mut hasher = Sha1::new();
+        hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
+        hasher.update(&bytes);
+        let digest = hasher.finalize();
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        hex.eq_ignore_ascii_case(oid).then_some(bytes)
+    }
+
     /// One `git cat-file --batch` over `names` (none of which holds a newline).
     fn cat_batch(&self, names: &[String]) -> Result<Vec<Option<Vec<u8>>>, ChangeError> {
         if names.is_empty() {

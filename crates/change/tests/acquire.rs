@@ -222,3 +222,22 @@ fn patch_target_works_outside_a_repository() {
     let change = acquire(&git, &Target::Patch(PatchSource::Text(patch.into()))).unwrap();
     assert_eq!(change.files[0].head_text.as_deref(), Some("one\nthree\n"));
 }
+
+#[test]
+fn head_contents_come_from_the_commit_even_when_the_checkout_differs() {
+    let (repo, _, feature, _) = diverged();
+    let committed = numbered(10).replace("line 4\n", "line four\n");
+    let target = Target::Range { base: "main".into(), head: Some("feature".into()) };
+    // A clean checkout of the head: its files are the head's blobs.
+    let change = acquire(&repo.handle(), &target).unwrap();
+    assert_eq!(change.file("shared.txt").unwrap().head_text.as_deref(), Some(committed.as_str()));
+    // Uncommitted edits and a file replaced by a directory must not leak into a
+    // review of the commit.
+    repo.write("shared.txt", "edited but not committed\n");
+    std::fs::remove_file(repo.path().join("feature.txt")).unwrap();
+    std::fs::create_dir(repo.path().join("feature.txt")).unwrap();
+    let change = acquire(&repo.handle(), &target).unwrap();
+    assert_eq!(change.head, feature);
+    assert_eq!(change.file("shared.txt").unwrap().head_text.as_deref(), Some(committed.as_str()));
+    assert_eq!(change.file("feature.txt").unwrap().head_text.as_deref(), Some("new\n"));
+}
