@@ -174,3 +174,16 @@ fn duplicate_threads_left_by_an_old_bug_collapse_to_one() {
     let p = plan(&doubled, &two());
     assert_eq!(counts(&p), (0, 0, 2, 2));
 }
+
+#[test]
+fn a_resolution_cut_short_is_finished_next_run_unless_someone_replied() {
+    let threads = posted(&two());
+    let mut after = apply(&threads, &plan(&threads, &two()[..1]));
+    // The body says resolved but the thread is open: the run stopped between the two calls.
+    after[1].resolved = false;
+    let again = plan(&after, &two()[..1]);
+    assert!(again.actions.iter().any(|a| matches!(a, Action::Resolve { thread: 1, .. })), "{again:?}");
+    after[1].replies.push("Reopened: this still happens on cold starts.".into());
+    let replied = plan(&after, &two()[..1]);
+    assert!(!replied.actions.iter().any(|a| matches!(a, Action::Resolve { .. })), "a person reopened it: {replied:?}");
+}
