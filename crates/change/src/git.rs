@@ -312,6 +312,11 @@ impl Git {
             "--src-prefix=a/",
             "--dst-prefix=b/",
             "--unified=3",
+            // Hunks as git draws them by default, whatever `diff.algorithm` or
+            // `diff.interHunkContext` say: comments and suggestions are placed on them.
+            "--diff-algorithm=myers",
+            "--inter-hunk-context=0",
+            "--indent-heuristic",
         ];
         full.extend_from_slice(args);
         // Content lines of non-UTF-8 files become lossy; their head text is read

@@ -241,3 +241,19 @@ fn head_contents_come_from_the_commit_even_when_the_checkout_differs() {
     assert_eq!(change.file("shared.txt").unwrap().head_text.as_deref(), Some(committed.as_str()));
     assert_eq!(change.file("feature.txt").unwrap().head_text.as_deref(), Some("new\n"));
 }
+
+#[test]
+fn hunks_do_not_follow_the_users_diff_configuration() {
+    let repo = Repo::new();
+    repo.write("a.txt", numbered(40));
+    repo.commit("base");
+    repo.write("a.txt", numbered(40).replace("line 5\n", "line five\n").replace("line 20\n", "line twenty\n"));
+    repo.commit("two edits fifteen lines apart");
+    // Either setting would merge the two edits into one hunk.
+    repo.git(&["config", "diff.interHunkContext", "50"]);
+    repo.git(&["config", "diff.algorithm", "patience"]);
+    let target = Target::Range { base: "HEAD~1".into(), head: None };
+    let change = acquire(&repo.handle(), &target).unwrap();
+    let starts: Vec<u32> = change.files[0].diff.hunks.iter().map(|h| h.new_start).collect();
+    assert_eq!(starts, vec![2, 17], "git's default hunks, three lines of context each");
+}

@@ -76,7 +76,37 @@ pub fn resolved(body: &str, id: &str, head: &str) -> String {
     let marker = FindingMarker { id: id.to_string(), resolved: true };
     let old = strip(body);
     let old = old.strip_prefix(BANNER).map_or(old, |rest| rest.split_once("\n\n").map_or("", |(_, r)| r));
+    let old = retire_suggestions(old);
     format!("{}{BANNER} gauntlet no longer finds this at {}.\n\n{old}", marker.render(), code(short(head)))
+}
+
+/// `text` with every suggestion block turned into a plain code block: a resolved
+/// finding's fix must not stay one click from being applied. Only fences that open
+/// a block change; lines inside a block are content and stay as they are.
+fn retire_suggestions(text: &str) -> String {
+    let mut open: Option<usize> = None;
+    let mut out = Vec::new();
+    for line in text.split('\n') {
+        let ticks = line.len() - line.trim_start_matches('`').len();
+        match open {
+            Some(n) if ticks >= n && line[ticks..].trim().is_empty() => {
+                open = None;
+                out.push(line.to_string());
+            }
+            Some(_) => out.push(line.to_string()),
+            None if ticks >= 3 => {
+                open = Some(ticks);
+                let info = &line[ticks..];
+                if info.starts_with("suggestion") {
+                    out.push(format!("{}text", &line[..ticks]));
+                } else {
+                    out.push(line.to_string());
+                }
+            }
+            None => out.push(line.to_string()),
+        }
+    }
+    out.join("\n")
 }
 
 fn short(rev: &str) -> &str {
@@ -266,4 +296,16 @@ fn suggestion_block(info: &str, lines: &[String]) -> String {
     }
     let _ = write!(out, "{ticks}\n\n");
     out
+}
+
+#[cfg(test)]
+mod retire_tests {
+    use super::retire_suggestions;
+
+    #[test]
+    fn suggestion_blocks_become_plain_code_and_their_content_stays() {
+        let body = "Claim.\n\n````suggestion\nlet x = 1;\n```suggestion\n````\n\n```suggestion:-1+0\ny\n```\n\n```rust\nz\n```";
+        let want = "Claim.\n\n````text\nlet x = 1;\n```suggestion\n````\n\n```text\ny\n```\n\n```rust\nz\n```";
+        assert_eq!(retire_suggestions(body), want);
+    }
 }

@@ -166,7 +166,9 @@ impl Sandbox {
             }
         }
         let out = async_git(&self.path)
-            .args(["diff", "--cached", "--binary", "--no-color", "--no-ext-diff"])
+            // Prefixes pinned: the suggestion step reads this diff, whatever the user's
+            // `diff.noprefix` or `diff.mnemonicPrefix`.
+            .args(["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/"])
             .output()
             .await
             .map_err(|e| format!("cannot run git: {e}"))?;
