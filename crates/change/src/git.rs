@@ -159,14 +159,10 @@ impl Git {
         Ok(self.list_files_and_links(snapshot)?.0)
     }
 
-    /// The symbolic links at a snapshot, each with the target it stores (mode 120000
-    /// entries of the tree or index; `read_link` on disk), sorted by path. Tool reads
-    /// need them: a link may point outside the repository.
-    pub fn symlinks(&self, snapshot: &Snapshot) -> Result<Vec<(String, String)>, ChangeError> {
-        Ok(self.list_files_and_links(snapshot)?.1)
-    }
-
-    /// [`Git::list_files`] and [`Git::symlinks`] from one listing of the snapshot.
+    /// [`Git::list_files`], and the symbolic links at the snapshot, each with the
+    /// target it stores (mode 120000 entries of the tree or index; `read_link` on
+    /// disk), sorted by path. Tool reads need the links: one may point outside the
+    /// repository.
     pub fn list_files_and_links(&self, snapshot: &Snapshot) -> Result<(Vec<String>, Links), ChangeError> {
         let (mut files, link_paths) = match snapshot {
             Snapshot::Commit(rev) => entries(&self.run(&["ls-tree", "-r", "-z", "--full-tree", rev])?),

@@ -234,13 +234,13 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     let budget = opts.context_tokens.saturating_sub(reserve + guidance_tokens).max(1_000);
     let (parts, too_large) = chunk::plan(input.change, budget);
     let ctxs: Vec<Ctx<'_>> = parts
-        .iter()
-        .map(|part| Ctx {
+        .into_iter()
+        .map(|files| Ctx {
             input,
-            files: part.clone(),
+            shared: vec![crate::prompt::shared_part(&files, &input.guidance, &input.fence)],
+            files,
             models,
             opts,
-            shared: vec![crate::prompt::shared_part(part, &input.guidance, &input.fence)],
             shown: std::sync::OnceLock::new(),
             usage: &usage,
             ledger: &ledger,
@@ -262,8 +262,12 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
             review.not_reviewed.push(entry);
         }
     }
-    let reduced: Vec<&str> =
-        parts.iter().flatten().filter(|f| !f.whole && f.file.head_text.is_some()).map(|f| f.path()).collect();
+    let reduced: Vec<&str> = ctxs
+        .iter()
+        .flat_map(|c| &c.files)
+        .filter(|f| !f.whole && f.file.head_text.is_some())
+        .map(|f| f.path())
+        .collect();
     if !reduced.is_empty() {
         review
             .notes
