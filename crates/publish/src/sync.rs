@@ -119,7 +119,7 @@ fn partial(error: PublishError, summary: &Summary, overview: &str) -> PublishErr
         (summary.resolved, "resolved"),
     ];
     let done: Vec<String> = counts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{what} {n}")).collect();
-    if done.is_empty() || error.posted_something() {
+    if done.is_empty() {
         return error;
     }
     error.after(format!("{} comment thread(s) and {overview} update the overview", done.join(", ")))
