@@ -65,77 +65,8 @@ fn commit_range(git: &Git, tip: &str, head: String) -> Result<Change, ChangeErro
     // Unrelated histories have no merge base; comparing the tips is the best left.
     let base = git.merge_base(tip, &head)?.unwrap_or_else(|| tip.to_string());
     let snapshot = Snapshot::Commit(head.clone());
-    if base == head {
-        return from_git_diff(git, base, head, snapshot, "");
-    }
-    // The diff and the head contents are independent git processes: run them side by
-    // side, so reading whole files adds little to the time `git diff` takes anyway.
-    let (text, prefetched) = std::thread::scope(|scope| {
-        let reader = scope.spawn(|| prefetch(git, &base, &head));
-        let text = git.diff(&[&base, &head, "--"]);
-        (text, reader.join().unwrap_or_else(|_| Ok(HashMap::new())))
-    });
-    from_git_diff_with(git, base, head, snapshot, &text?, prefetched?)
-}
-
-/// Head contents of every file the range adds or changes, keyed by head path. The
-/// blob ids come from `git diff --raw`, which is cheap next to the full diff, and
-/// reading blobs by id spares git a tree lookup per path.
-fn prefetch(git: &Git, base: &str, head: &str) -> Result<HashMap<String, Option<Vec<u8>>>, ChangeError> {
-    let raw = git.run(&[
-        "diff",
-        "--raw",
-        "-z",
-        "--no-abbrev",
-        "--no-ext-diff",
-        "--diff-filter=d",
-        "-M",
-        "-C",
-        base,
-        head,
-        "--",
-    ])?;
-    let entries = raw_entries(&raw);
-    // The checkout often holds these very blobs; git reads only the others.
-    let mut contents: Vec<Option<Vec<u8>>> = entries.iter().map(|(path, oid)| git.worktree_blob(path, oid)).collect();
-    let missing: Vec<usize> = (0..entries.len()).filter(|i| contents[*i].is_none()).collect();
-    let oids: Vec<&str> = missing.iter().map(|i| entries[*i].1.as_str()).collect();
-    for (i, blob) in missing.into_iter().zip(git.read_blobs(&oids)?) {
-        contents[i] = blob;
-    }
-    Ok(entries.into_iter().map(|(path, _)| path).zip(contents).collect())
-}
-
-/// `(head path, head blob id)` of each entry of `git diff --raw -z --no-abbrev`
-/// output (`:MODE MODE OID OID STATUS\0PATH\0`, with a second path for renames and
-/// copies). Submodules have no blob at head and are left out.
-fn raw_entries(raw: &[u8]) -> Vec<(String, String)> {
-    let mut fields = raw.split(|b| *b == 0);
-    let mut out = Vec::new();
-    while let Some(meta) = fields.next() {
-        let Some(meta) = meta.strip_prefix(b":") else {
-            continue;
-        };
-        let meta = String::from_utf8_lossy(meta);
-        let parts: Vec<&str> = meta.split(' ').collect();
-        let [_, new_mode, _, new_oid, status] = parts[..] else {
-            continue;
-        };
-        let two_paths = status.starts_with('R') || status.starts_with('C');
-        let Some(mut path) = fields.next() else {
-            break;
-        };
-        if two_paths {
-            let Some(to) = fields.next() else {
-                break;
-            };
-            path = to;
-        }
-        if new_mode != "160000" {
-            out.push((String::from_utf8_lossy(path).into_owned(), new_oid.to_string()));
-        }
-    }
-    out
+    let text = if base == head { String::new() } else { git.diff(&[&base, &head, "--"])? };
+    from_git_diff(git, base, head, snapshot, &text)
 }
 
 /// HEAD's sha, or the empty tree in a repository without commits, so a first commit's
@@ -147,33 +78,18 @@ fn head_or_empty_tree(git: &Git) -> Result<String, ChangeError> {
     }
 }
 
+/// Build the change from diff text, reading the head text of every changed file in
+/// one batch.
 fn from_git_diff(git: &Git, base: String, head: String, snapshot: Snapshot, text: &str) -> Result<Change, ChangeError> {
-    from_git_diff_with(git, base, head, snapshot, text, HashMap::new())
-}
-
-/// Build the change from diff text, taking head contents from `prefetched` where it
-/// has them and reading the rest in one batch.
-fn from_git_diff_with(
-    git: &Git,
-    base: String,
-    head: String,
-    snapshot: Snapshot,
-    text: &str,
-    mut prefetched: HashMap<String, Option<Vec<u8>>>,
-) -> Result<Change, ChangeError> {
     let diffs = parse_patch(text)?;
-    let missing: Vec<&str> = diffs
-        .iter()
-        .filter(|d| unreadable_reason(d).is_none() && !prefetched.contains_key(d.path()))
-        .map(|d| d.path())
-        .collect();
-    let read = git.read_many(&snapshot, &missing)?;
-    prefetched.extend(missing.iter().map(|p| p.to_string()).zip(read));
+    let wanted: Vec<&str> = diffs.iter().filter(|d| unreadable_reason(d).is_none()).map(|d| d.path()).collect();
+    let read = git.read_many(&snapshot, &wanted)?;
+    let mut contents: HashMap<String, Option<Vec<u8>>> = wanted.iter().map(|p| p.to_string()).zip(read).collect();
     let mut files = Vec::new();
     for diff in diffs {
         let (head_text, unreadable) = match unreadable_reason(&diff) {
             Some(reason) => (None, Some(reason.to_string())),
-            None => decode(prefetched.remove(diff.path()).flatten()),
+            None => decode(contents.remove(diff.path()).flatten()),
         };
         files.push(ChangedFile { diff, head_text, unreadable });
     }
@@ -274,35 +190,4 @@ fn post_image_at_hunks(text: &str, diff: &FileDiff) -> Option<bool> {
         }
     }
     compared.then_some(true)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::raw_entries;
-
-    #[test]
-    fn raw_entries_take_the_head_path_and_blob_and_skip_submodules() {
-        let oid = |c: char| c.to_string().repeat(40);
-        let raw = format!(
-            ":100644 100644 {a} {b} M\0src/lib.rs\0\
-             :100644 100644 {a} {c} R087\0old name.rs\0new name.rs\0\
-             :100644 100644 {a} {d} C100\0orig.rs\0copy.rs\0\
-             :000000 160000 {z} {e} A\0vendor/sub\0\
-             :000000 100755 {z} {f} A\0run.sh\0",
-            a = oid('a'),
-            b = oid('b'),
-            c = oid('c'),
-            d = oid('d'),
-            e = oid('e'),
-            f = oid('f'),
-            z = oid('0'),
-        );
-        let got = raw_entries(raw.as_bytes());
-        let want: Vec<(String, String)> =
-            [("src/lib.rs", 'b'), ("new name.rs", 'c'), ("copy.rs", 'd'), ("run.sh", 'f')]
-                .into_iter()
-                .map(|(p, c)| (p.to_string(), oid(c)))
-                .collect();
-        assert_eq!(got, want);
-    }
 }

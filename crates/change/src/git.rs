@@ -4,9 +4,11 @@
 //! optional locks (a review must not fight the user's editor for `index.lock`), and
 //! literal pathspecs (a file named `*.rs` is a file, not a glob).
 
+use crate::store::Store;
 use crate::{ChangeError, Snapshot};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Arc, OnceLock};
 
 /// Symbolic links and the target each stores, sorted by path.
 pub type Links = Vec<(String, String)>;
@@ -17,6 +19,10 @@ pub const DEFAULT_BRANCHES: [&str; 3] = ["origin/HEAD", "main", "master"];
 #[derive(Clone, Debug)]
 pub struct Git {
     root: PathBuf,
+    /// The repository opened in-process on first use, for lookups that would each
+    /// cost a git process; `None` inside when gitoxide cannot open it, and the CLI
+    /// does everything.
+    store: Arc<OnceLock<Option<Store>>>,
 }
 
 impl Git {
@@ -35,13 +41,29 @@ impl Git {
         if !output.status.success() || top.is_empty() {
             return Err(ChangeError::NotARepo { path: dir.display().to_string() });
         }
-        Ok(Git { root: PathBuf::from(top) })
+        Ok(Git::at(top))
     }
 
     /// A handle on `root` without checking it is a repository: enough for `--patch`,
     /// which only reads files from disk.
     pub fn at(root: impl Into<PathBuf>) -> Git {
-        Git { root: root.into() }
+        Git { root: root.into(), store: Arc::default() }
+    }
+
+    /// This handle with every read going through the git CLI, never in-process: the
+    /// reference the in-process route is checked against.
+    pub fn cli_only(self) -> Git {
+        Git { root: self.root, store: Arc::new(OnceLock::from(None)) }
+    }
+
+    /// Whether lookups run in-process here (gitoxide opened the repository), rather
+    /// than each through a git process.
+    pub fn reads_in_process(&self) -> bool {
+        self.store().is_some()
+    }
+
+    fn store(&self) -> Option<&Store> {
+        self.store.get_or_init(|| Store::open(&self.root)).as_ref()
     }
 
     pub fn root(&self) -> &Path {
@@ -54,6 +76,9 @@ impl Git {
     pub fn read(&self, snapshot: &Snapshot, path: &str) -> Result<Option<Vec<u8>>, ChangeError> {
         match snapshot {
             Snapshot::Commit(rev) => {
+                if let Some(mut found) = self.store().and_then(|s| s.blobs_at(rev, &[path])) {
+                    return Ok(found.pop().flatten());
+                }
                 let listing = self.run(&["ls-tree", "-z", rev, "--", path])?;
                 self.read_blob(tree_entry(&listing, path))
             }
@@ -72,6 +97,9 @@ impl Git {
         let Snapshot::Commit(rev) = snapshot else {
             return paths.iter().map(|p| self.read(snapshot, p)).collect();
         };
+        if let Some(found) = self.store().and_then(|s| s.blobs_at(rev, paths)) {
+            return Ok(found);
+        }
         // A newline would end the batch request early; such rare paths go one by one.
         let (batched, single): (Vec<usize>, Vec<usize>) = (0..paths.len()).partition(|i| !paths[*i].contains('\n'));
         let mut out: Vec<Option<Vec<u8>>> = vec![None; paths.len()];
@@ -83,33 +111,6 @@ impl Git {
             out[i] = self.read(snapshot, paths[i])?;
         }
         Ok(out)
-    }
-
-    /// The contents of blobs named by object id, in order (`None` for an id that is
-    /// missing or not a blob). Faster than [`Git::read_many`] when the ids are known
-    /// already: git skips looking each path up in its tree.
-    pub fn read_blobs(&self, oids: &[&str]) -> Result<Vec<Option<Vec<u8>>>, ChangeError> {
-        let names: Vec<String> = oids.iter().map(|o| o.to_string()).collect();
-        self.cat_batch(&names)
-    }
-
-    /// The working tree's copy of `path` when it is exactly the blob `oid` (its git
-    /// hash matches), else `None`. Hashing a file costs less than git inflating the
-    /// blob, and a checkout usually holds the head being reviewed; the hash makes
-    /// sure of it, whatever filters or edits the working tree has seen.
-    pub fn worktree_blob(&self, path: &str, oid: &str) -> Option<Vec<u8>> {
-        use sha1::{Digest, Sha1};
-        // SHA-256 repositories use longer ids; they take the git route.
-        if oid.len() != 40 {
-            return None;
-        }
-        let bytes = self.read_worktree(path)?;
-        let mut hasher = Sha1::new();
-        hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
-        hasher.update(&bytes);
-        let digest = hasher.finalize();
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        hex.eq_ignore_ascii_case(oid).then_some(bytes)
     }
 
     /// One `git cat-file --batch` over `names` (none of which holds a newline).
@@ -164,6 +165,13 @@ impl Git {
     /// disk), sorted by path. Tool reads need the links: one may point outside the
     /// repository.
     pub fn list_files_and_links(&self, snapshot: &Snapshot) -> Result<(Vec<String>, Links), ChangeError> {
+        if let Snapshot::Commit(rev) = snapshot
+            && let Some((mut files, mut links)) = self.store().and_then(|s| s.listing(rev))
+        {
+            files.sort();
+            links.sort();
+            return Ok((files, links));
+        }
         let (mut files, link_paths) = match snapshot {
             Snapshot::Commit(rev) => entries(&self.run(&["ls-tree", "-r", "-z", "--full-tree", rev])?),
             Snapshot::Index => entries(&self.run(&["ls-files", "--stage", "-z"])?),
@@ -223,6 +231,17 @@ impl Git {
         // A leading dash would read as an option elsewhere and a newline would end the
         // request early: neither names a commit here.
         let usable = |r: &&str| !r.is_empty() && !r.starts_with('-') && !r.contains(['\n', '\r']);
+        if let Some(store) = self.store() {
+            let answers: Vec<Option<String>> =
+                revs.iter().map(|r| if usable(r) { store.resolve_commit(r) } else { None }).collect();
+            // gitoxide's "no" is only taken for the default branch names, plain refs it
+            // looks up as git does. Any other name it cannot resolve goes to git, which
+            // knows every syntax.
+            let settled = |(r, a): (&&str, &Option<String>)| a.is_some() || !usable(r) || DEFAULT_BRANCHES.contains(r);
+            if revs.iter().zip(&answers).all(settled) {
+                return Ok(answers);
+            }
+        }
         let asked: Vec<&str> = revs.iter().copied().filter(usable).collect();
         if asked.is_empty() {
             return Ok(vec![None; revs.len()]);
@@ -251,6 +270,9 @@ impl Git {
         if rev.is_empty() || rev.starts_with('-') {
             return Ok(None);
         }
+        if let Some(sha) = self.store().and_then(|s| s.resolve_commit(rev)) {
+            return Ok(Some(sha));
+        }
         let spec = format!("{rev}^{{commit}}");
         let output = self.output(&["rev-parse", "--verify", "--quiet", &spec])?;
         let sha = String::from_utf8_lossy(&output.stdout).trim().to_string();
@@ -259,6 +281,9 @@ impl Git {
 
     /// The best common ancestor of two commits, `None` for unrelated histories.
     pub fn merge_base(&self, a: &str, b: &str) -> Result<Option<String>, ChangeError> {
+        if let Some(answer) = self.store().and_then(|s| s.merge_base(a, b)) {
+            return Ok(answer);
+        }
         let args = ["merge-base", a, b];
         let output = self.output(&args)?;
         let sha = String::from_utf8_lossy(&output.stdout).trim().to_string();

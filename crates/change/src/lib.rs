@@ -2,8 +2,9 @@
 //!
 //! A [`Change`] is what every later stage reads: the files a change touched, their
 //! hunks with old/new line numbers, and the full text of each changed file at the
-//! head side. It is acquired through the `git` CLI ([`git::Git`]) from a commit
-//! range, the index, the working tree, or a patch file ([`Target`]).
+//! head side. It is acquired through [`git::Git`] from a commit range, the index,
+//! the working tree, or a patch file ([`Target`]): diffs come from the `git` CLI,
+//! lookups in commits are made in-process where gitoxide can (`store`).
 //!
 //! ```no_run
 //! use gauntlet_change::{git::Git, Target, acquire};
@@ -19,6 +20,7 @@ pub mod diff;
 pub mod git;
 pub mod history;
 pub mod search;
+mod store;
 
 pub use acquire::{Target, acquire};
 pub use diff::{DiffLine, FileDiff, FileStatus, Hunk, LineKind, parse_patch};

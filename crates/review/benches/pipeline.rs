@@ -324,11 +324,11 @@ fn overhead(rt: &Runtime) {
     for (changed, runs) in [(1_000, 9), (10_000, 7), (100_000, 5)] {
         let files = changed / CHANGED_PER_FILE;
         let repo = synthetic_repo(files);
-        let git = Git::discover(repo.path()).expect("synthetic repo");
+        let root = Git::discover(repo.path()).expect("synthetic repo").root().to_path_buf();
         let diffs: Vec<Cost> = (0..runs).map(|_| time_git_diff(repo.path())).collect();
         let (diff_cpu, diff_wall) =
             (median(diffs.iter().map(|c| c.cpu).collect()), median(diffs.iter().map(|c| c.wall).collect()));
-        let splits: Vec<Split> = (0..runs).map(|_| rt.block_on(gauntlet_once(&git, &models))).collect();
+        let splits: Vec<Split> = (0..runs).map(|_| rt.block_on(gauntlet_once(&root, &models))).collect();
         let part = |f: fn(&Split) -> f64| median(splits.iter().map(f).collect());
         let cpu = part(|s| s.cpu);
         let wall = part(|s| s.acquire + s.prepare + s.run);
@@ -383,9 +383,11 @@ struct Split {
 }
 
 /// One review as the CLI does it, minus the model.
-async fn gauntlet_once(git: &Git, models: &Models) -> Split {
+async fn gauntlet_once(root: &Path, models: &Models) -> Split {
     let cpu = cpu_now();
     let clock = Instant::now();
+    // A fresh handle each run: opening the repository in-process is part of the cost.
+    let git = &Git::at(root);
     let target = Target::Range { base: "main".into(), head: Some("change".into()) };
     let change = acquire(git, &target).expect("acquire");
     let acquire = ms(clock.elapsed());

@@ -322,6 +322,11 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
 
 fn ground_all(ctx: &Ctx<'_>, reviewer: &str, raws: Vec<RawFinding>, read: &Shown, review: &mut Review) -> Vec<Finding> {
     review.funnel.candidates += raws.len();
+    // The shown record is built on first use; a session with nothing to place never
+    // needs it.
+    if raws.is_empty() {
+        return Vec::new();
+    }
     // A reviewer with tools may point at code it read; without reads, no copy.
     let merged;
     let shown = if read.blocks.is_empty() {

@@ -1,0 +1,212 @@
+//! The in-process object reads give the answers the git CLI gives: same names, same
+//! merge bases, same listings and file contents, in the awkward cases too.
+
+mod common;
+
+use common::Repo;
+use gauntlet_change::{ChangeError, Snapshot, git::Git};
+
+/// Both routes over one repository.
+fn routes(repo: &Repo) -> (Git, Git) {
+    let (fast, cli) = (repo.handle(), repo.handle().cli_only());
+    assert!(fast.reads_in_process() && !cli.reads_in_process(), "the two routes differ");
+    (fast, cli)
+}
+
+/// A history with a symlink, an executable, a submodule entry, nested folders, and
+/// paths with spaces, unicode, a newline and glob characters.
+fn awkward_repo() -> (Repo, String) {
+    let repo = Repo::new();
+    repo.write("src/lib.rs", "fn a() {}\n");
+    repo.write("src/deep/er/mod.rs", "mod x;\n");
+    repo.write("with space.txt", "space\n");
+    repo.write("ünï/cödé.rs", "unicode\n");
+    repo.write("a*[b].txt", "glob\n");
+    repo.write("line\nbreak.txt", "newline\n");
+    repo.write("run.sh", "#!/bin/sh\n");
+    repo.git(&["update-index", "--add", "--chmod=+x", "run.sh"]);
+    std::os::unix::fs::symlink("src/lib.rs", repo.file("link.rs")).unwrap();
+    std::os::unix::fs::symlink("../../outside", repo.file("src/escape")).unwrap();
+    // A nested repository is committed as a submodule entry (a gitlink).
+    repo.write("vendor/sub/inner.txt", "inner\n");
+    let id = ["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"];
+    repo.git(&["-C", "vendor/sub", "init", "-q"]);
+    repo.git(&[&["-C", "vendor/sub"][..], &id, &["commit", "-q", "--allow-empty", "-m", "inner"]].concat());
+    let sha = repo.commit("awkward");
+    (repo, sha)
+}
+
+#[test]
+fn listing_and_links_match_ls_tree() {
+    let (repo, sha) = awkward_repo();
+    let (fast, cli) = routes(&repo);
+    let snapshot = Snapshot::Commit(sha);
+    let got = fast.list_files_and_links(&snapshot).unwrap();
+    assert_eq!(got, cli.list_files_and_links(&snapshot).unwrap());
+    assert!(got.0.contains(&"vendor/sub".to_string()) && got.0.contains(&"line\nbreak.txt".to_string()), "{got:?}");
+    assert_eq!(got.1, vec![("link.rs".into(), "src/lib.rs".into()), ("src/escape".into(), "../../outside".into())]);
+}
+
+#[test]
+fn file_reads_match_cat_file_for_files_links_and_things_that_are_not_files() {
+    let (repo, sha) = awkward_repo();
+    let (fast, cli) = routes(&repo);
+    let snapshot = Snapshot::Commit(sha);
+    let paths = [
+        "src/lib.rs",
+        "src/deep/er/mod.rs",
+        "with space.txt",
+        "ünï/cödé.rs",
+        "a*[b].txt",
+        "line\nbreak.txt",
+        "run.sh",
+        "link.rs",
+        "src/escape",
+        // Not files at this commit: a folder, a submodule, missing paths.
+        "src",
+        "vendor/sub",
+        "nope.rs",
+        "src/nope/deeper.rs",
+        "src/lib.rs/x",
+        // Spellings git itself decides about (it reads `./x` from the root).
+        "./src/lib.rs",
+        "src//lib.rs",
+        "src/../src/lib.rs",
+        "/src/lib.rs",
+        "",
+    ];
+    let got = fast.read_many(&snapshot, &paths).unwrap();
+    assert_eq!(got, cli.read_many(&snapshot, &paths).unwrap());
+    assert_eq!(got[0].as_deref(), Some(&b"fn a() {}\n"[..]));
+    assert_eq!(got[7].as_deref(), Some(&b"src/lib.rs"[..]), "a link reads as the target it stores");
+    assert!(got[9..14].iter().all(Option::is_none), "{got:?}");
+    // One at a time too, errors included (git refuses `/src/lib.rs` outright).
+    let one = |git: &Git, path| git.read(&snapshot, path).map_err(|e| e.to_string());
+    for path in paths {
+        assert_eq!(one(&fast, path), one(&cli, path), "{path:?}");
+    }
+}
+
+#[test]
+fn revision_names_resolve_as_git_resolves_them() {
+    let repo = Repo::new();
+    repo.write("f.txt", "1\n");
+    let first = repo.commit("one");
+    repo.write("f.txt", "2\n");
+    let second = repo.commit("two");
+    repo.git(&["tag", "-a", "-m", "annotated", "v1", &first]);
+    repo.git(&["tag", "light", &second]);
+    repo.git(&["branch", "feature", &first]);
+    let (fast, cli) = routes(&repo);
+    let short = &second[..10];
+    let names = [
+        "HEAD",
+        "HEAD~1",
+        "HEAD^",
+        "v1",
+        "light",
+        "feature",
+        "main",
+        "master",
+        "origin/HEAD",
+        short,
+        &first,
+        "HEAD:f.txt",
+        "nope",
+        "main foo",
+        "@{u}",
+        "feature..main",
+        "-p",
+        "",
+        "HEAD\nmain",
+    ];
+    let want = cli.try_resolve_many(&names).unwrap();
+    assert_eq!(fast.try_resolve_many(&names).unwrap(), want);
+    for (name, sha) in names.iter().zip(&want) {
+        assert_eq!(&fast.try_resolve(name).unwrap(), sha, "{name:?}");
+    }
+    assert_eq!(want[3].as_deref(), Some(first.as_str()), "an annotated tag names its commit");
+    assert_eq!(want[11], None, "a blob is not a commit");
+    assert!(matches!(fast.resolve("main foo"), Err(ChangeError::BadRevision { .. })));
+}
+
+#[test]
+fn merge_bases_match_including_criss_cross_and_unrelated_histories() {
+    let repo = Repo::new();
+    repo.write("f.txt", "base\n");
+    let root = repo.commit("root");
+    // Criss-cross: two branches each merge the other's first commit, leaving two
+    // equally good merge bases.
+    repo.git(&["checkout", "-q", "-b", "left"]);
+    repo.write("l.txt", "l1\n");
+    let l1 = repo.commit("l1");
+    repo.git(&["checkout", "-q", "-b", "right", &root]);
+    repo.write("r.txt", "r1\n");
+    let r1 = repo.commit("r1");
+    repo.git(&["merge", "-q", "--no-edit", &l1]);
+    repo.write("r.txt", "r2\n");
+    let r2 = repo.commit("r2");
+    repo.git(&["checkout", "-q", "left"]);
+    repo.git(&["merge", "-q", "--no-edit", &r1]);
+    repo.write("l.txt", "l2\n");
+    let l2 = repo.commit("l2");
+    repo.git(&["checkout", "-q", "--orphan", "alone"]);
+    repo.write("other.txt", "unrelated\n");
+    let alone = repo.commit("unrelated");
+    let (fast, cli) = routes(&repo);
+    assert_eq!(repo.git(&["merge-base", "--all", &l2, &r2]).lines().count(), 2, "the history is criss-cross");
+    for (a, b) in [(&l2, &r2), (&r2, &l2), (&l1, &r2), (&root, &l2), (&l2, &l2), (&alone, &l2)] {
+        assert_eq!(fast.merge_base(a, b).unwrap(), cli.merge_base(a, b).unwrap(), "{a} {b}");
+    }
+    assert_eq!(fast.merge_base(&alone, &l2).unwrap(), None);
+}
+
+#[test]
+fn a_repository_gitoxide_cannot_open_is_read_through_git() {
+    // This build of gitoxide knows SHA-1 object ids only.
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").arg("-C").arg(dir.path()).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    git(&["init", "-q", "-b", "main", "--object-format=sha256"]);
+    std::fs::write(dir.path().join("f.txt"), "one\n").unwrap();
+    git(&["add", "f.txt"]);
+    git(&["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-qm", "one"]);
+    let handle = Git::discover(dir.path()).unwrap();
+    assert!(!handle.reads_in_process());
+    let head = handle.resolve("HEAD").unwrap();
+    assert_eq!(head.len(), 64);
+    assert_eq!(handle.read(&Snapshot::Commit(head.clone()), "f.txt").unwrap().as_deref(), Some(&b"one\n"[..]));
+    assert_eq!(handle.list_files(&Snapshot::Commit(head)).unwrap(), vec!["f.txt".to_string()]);
+}
+
+#[test]
+fn a_shallow_clone_gets_git_s_answer_about_merge_bases() {
+    // CI checkouts are often one commit deep: the merge base lies past the cut.
+    let origin = Repo::new();
+    for i in 0..3 {
+        origin.write("f.txt", format!("{i}\n"));
+        origin.commit("main");
+    }
+    origin.git(&["checkout", "-q", "-b", "feature"]);
+    origin.write("g.txt", "feature\n");
+    origin.commit("feature");
+    origin.git(&["checkout", "-q", "main"]);
+    origin.write("f.txt", "later\n");
+    origin.commit("main moves on");
+    let clone = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", origin.path().display());
+    let out = std::process::Command::new("git")
+        .args(["clone", "-q", "--depth", "1", "--no-single-branch", &url])
+        .arg(clone.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let fast = Git::discover(clone.path()).unwrap();
+    let cli = fast.clone().cli_only();
+    let [a, b] = fast.resolve_all(["origin/main", "origin/feature"]).unwrap();
+    assert_eq!(fast.merge_base(&a, &b).unwrap(), cli.merge_base(&a, &b).unwrap());
+    assert_eq!(fast.merge_base(&b, &a).unwrap(), cli.merge_base(&b, &a).unwrap());
+}
