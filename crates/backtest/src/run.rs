@@ -210,11 +210,7 @@ fn apply_gate(
     config: &GateConfig,
     result: &mut CaseResult,
 ) -> Result<usize, CaseError> {
-    let range = format!("{}..{}", change.base, change.head);
-    let subjects: Vec<String> = git
-        .run(&["log", "--format=%s", "--no-merges", &range])
-        .map(|out| String::from_utf8_lossy(&out).lines().map(str::to_string).collect())
-        .unwrap_or_default();
+    let subjects = git.commit_subjects(&change.base, &change.head);
     let attributes = git.read(&change.snapshot, ".gitattributes")?.map(|b| String::from_utf8_lossy(&b).into_owned());
     let generated = gate::generated_globs(attributes.as_deref().unwrap_or(""));
     let input = GateInput {

@@ -56,13 +56,23 @@ impl Git {
         Git { root: self.root, store: Arc::new(OnceLock::from(None)) }
     }
 
+    /// The git folder shared by all worktrees of the repository (`.git` of the main
+    /// checkout), absolute: where gauntlet keeps its local state.
+    pub fn common_dir(&self) -> Result<PathBuf, ChangeError> {
+        let common = match self.store() {
+            Some(store) => store.common_dir(),
+            None => PathBuf::from(String::from_utf8_lossy(&self.run(&["rev-parse", "--git-common-dir"])?).trim()),
+        };
+        Ok(if common.is_absolute() { common } else { self.root.join(common) })
+    }
+
     /// Whether lookups run in-process here (gitoxide opened the repository), rather
     /// than each through a git process.
     pub fn reads_in_process(&self) -> bool {
         self.store().is_some()
     }
 
-    fn store(&self) -> Option<&Store> {
+    pub(crate) fn store(&self) -> Option<&Store> {
         self.store.get_or_init(|| Store::open(&self.root)).as_ref()
     }
 

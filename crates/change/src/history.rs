@@ -51,8 +51,41 @@ impl Git {
         Ok(parse_log(&String::from_utf8_lossy(&out)))
     }
 
+    /// Whether any commit reachable from `rev` since `since` (epoch seconds) whose
+    /// message `wanted` accepts may have changed one of `paths`: a quick look,
+    /// in-process, that lets [`Git::line_log`] be skipped when nothing could turn up.
+    /// A commit lacking a path counts as changing it (the file may have had another
+    /// name). `None` when the answer would take long (more than `max` commits in the
+    /// window) or cannot be had in-process: look the long way then.
+    pub fn wanted_commit_touches(
+        &self,
+        rev: &str,
+        paths: &[&str],
+        since: i64,
+        wanted: &dyn Fn(&str) -> bool,
+        max: usize,
+    ) -> Option<bool> {
+        self.store()?.wanted_commit_touches(rev, paths, since, wanted, max)
+    }
+
+    /// Subjects of the commits in `base..head`, merges left out; empty when either
+    /// end is not a commit (the index or working tree as head).
+    pub fn commit_subjects(&self, base: &str, head: &str) -> Vec<String> {
+        if let Some(subjects) = self.store().and_then(|s| s.subjects(base, head)) {
+            return subjects;
+        }
+        let range = format!("{base}..{head}");
+        match self.run(&["log", "--format=%s", "--no-merges", &range, "--"]) {
+            Ok(out) => String::from_utf8_lossy(&out).lines().map(str::to_string).collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
     /// Committer time of `rev`, seconds since the epoch.
     pub fn commit_time(&self, rev: &str) -> Result<i64, ChangeError> {
+        if let Some(time) = self.store().and_then(|s| s.commit_time(rev)) {
+            return Ok(time);
+        }
         let out = self.run(&["log", "-1", "--format=%ct", rev, "--"])?;
         let text = String::from_utf8_lossy(&out);
         text.trim()

@@ -41,6 +41,9 @@ impl Store {
     /// that may mean the name is wrong or only that gitoxide does not know its syntax.
     pub fn resolve_commit(&self, name: &str) -> Option<String> {
         let repo = self.local();
+        if let Some(object) = by_id(&repo, name) {
+            return Some(object.peel_to_commit().ok()?.id.to_hex().to_string());
+        }
         let id = repo.rev_parse_single(format!("{name}^{{commit}}").as_bytes().as_bstr()).ok()?;
         Some(id.detach().to_hex().to_string())
     }
@@ -69,7 +72,7 @@ impl Store {
     /// -r` lists them), and each symbolic link with the target it stores.
     pub fn listing(&self, rev: &str) -> Option<(Vec<String>, crate::git::Links)> {
         let repo = self.local();
-        let tree = repo.rev_parse_single(rev.as_bytes().as_bstr()).ok()?.object().ok()?.peel_to_tree().ok()?;
+        let tree = object(&repo, rev)?.peel_to_tree().ok()?;
         let mut recorder = gix::traverse::tree::Recorder::default();
         tree.traverse().breadthfirst(&mut recorder).ok()?;
         let mut files = Vec::with_capacity(recorder.records.len());
@@ -93,7 +96,7 @@ impl Store {
     /// (`./x`, `a//b`), whose meaning git decides.
     pub fn blobs_at(&self, rev: &str, paths: &[&str]) -> Option<Vec<Option<Vec<u8>>>> {
         let repo = self.local();
-        let tree = repo.rev_parse_single(rev.as_bytes().as_bstr()).ok()?.object().ok()?.peel_to_tree().ok()?;
+        let tree = object(&repo, rev)?.peel_to_tree().ok()?;
         let mut out = Vec::with_capacity(paths.len());
         for path in paths {
             let components: Vec<&[u8]> = path.as_bytes().split(|b| *b == b'/').collect();
@@ -113,4 +116,105 @@ impl Store {
         }
         Some(out)
     }
+
+    /// Subjects of the commits reachable from `head` but not from `base`, merges left
+    /// out, newest first.
+    pub fn subjects(&self, base: &str, head: &str) -> Option<Vec<String>> {
+        let repo = self.local();
+        let head = object(&repo, head)?.peel_to_commit().ok()?.id;
+        let base = object(&repo, base)?.peel_to_commit().ok()?.id;
+        let walk = repo.rev_walk([head]).with_hidden([base]).all().ok()?;
+        let mut out = Vec::new();
+        for info in walk {
+            let info = info.ok()?;
+            if info.parent_ids.len() > 1 {
+                continue;
+            }
+            let commit = info.object().ok()?;
+            out.push(subject(&commit.message_raw().ok()?.to_str_lossy()));
+        }
+        Some(out)
+    }
+
+    /// The repository's common git folder (shared by its worktrees).
+    pub fn common_dir(&self) -> std::path::PathBuf {
+        self.local().common_dir().to_path_buf()
+    }
+
+    /// Committer time of the commit `rev` names, seconds since the epoch.
+    pub fn commit_time(&self, rev: &str) -> Option<i64> {
+        let repo = self.local();
+        let commit = object(&repo, rev)?.peel_to_commit().ok()?;
+        Some(commit.time().ok()?.seconds)
+    }
+
+    /// Whether a commit reachable from `rev`, committed at or after `since`, with a
+    /// message `wanted` accepts, changed any of `paths` against one of its parents.
+    /// Conservative: a commit that lacks a path (the file may have had another name
+    /// then) counts as changing it. `None` past `max` commits, or on a failed read.
+    pub fn wanted_commit_touches(
+        &self,
+        rev: &str,
+        paths: &[&str],
+        since: i64,
+        wanted: &dyn Fn(&str) -> bool,
+        max: usize,
+    ) -> Option<bool> {
+        use gix::revision::walk::Sorting;
+        use gix::traverse::commit::simple::CommitTimeOrder;
+        let repo = self.local();
+        let tip = object(&repo, rev)?.peel_to_commit().ok()?.id;
+        let sorting = Sorting::ByCommitTimeCutoff { order: CommitTimeOrder::NewestFirst, seconds: since };
+        let walk = repo.rev_walk([tip]).sorting(sorting).all().ok()?;
+        for (seen, info) in walk.enumerate() {
+            if seen >= max {
+                return None;
+            }
+            let info = info.ok()?;
+            let commit = info.object().ok()?;
+            if !wanted(&commit.message_raw().ok()?.to_str_lossy()) {
+                continue;
+            }
+            let tree = commit.tree().ok()?;
+            let parents: Vec<gix::Tree<'_>> =
+                info.parent_ids().map(|p| p.object().ok()?.peel_to_tree().ok()).collect::<Option<_>>()?;
+            for path in paths {
+                let components: Vec<&[u8]> = path.as_bytes().split(|b| *b == b'/').collect();
+                let entry_id = |tree: &gix::Tree<'_>| -> Option<Option<gix::ObjectId>> {
+                    Some(tree.lookup_entry(components.iter().copied()).ok()?.map(|e| e.object_id()))
+                };
+                let here = entry_id(&tree)?;
+                if here.is_none() || parents.is_empty() {
+                    return Some(true);
+                }
+                for parent in &parents {
+                    if entry_id(parent)? != here {
+                        return Some(true);
+                    }
+                }
+            }
+        }
+        Some(false)
+    }
+}
+
+/// The object a full object id names, looked up directly: rev-parse would first list
+/// every object the id is a prefix of, a directory scan per lookup.
+fn by_id<'r>(repo: &'r gix::Repository, rev: &str) -> Option<gix::Object<'r>> {
+    if rev.len() != repo.object_hash().len_in_hex() {
+        return None;
+    }
+    repo.find_object(gix::ObjectId::from_hex(rev.as_bytes()).ok()?).ok()
+}
+
+/// The object `rev` names.
+fn object<'r>(repo: &'r gix::Repository, rev: &str) -> Option<gix::Object<'r>> {
+    by_id(repo, rev).or_else(|| repo.rev_parse_single(rev.as_bytes().as_bstr()).ok()?.object().ok())
+}
+
+/// A commit's subject as `git log --format=%s` prints it: the first paragraph, each
+/// line's trailing blanks dropped, lines joined by a space.
+fn subject(message: &str) -> String {
+    let lines = message.lines().skip_while(|l| l.trim().is_empty()).map(str::trim_end);
+    lines.take_while(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }

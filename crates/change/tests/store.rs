@@ -210,3 +210,80 @@ fn a_shallow_clone_gets_git_s_answer_about_merge_bases() {
     assert_eq!(fast.merge_base(&a, &b).unwrap(), cli.merge_base(&a, &b).unwrap());
     assert_eq!(fast.merge_base(&b, &a).unwrap(), cli.merge_base(&b, &a).unwrap());
 }
+
+#[test]
+fn the_quick_look_finds_wanted_commits_that_touched_a_path_and_only_those() {
+    let repo = Repo::new();
+    let fix = |m: &str| m.contains("fix");
+    let at = |name: &str, when: i64| {
+        let date = format!("@{when} +0000");
+        repo.git(&["add", "-A"]);
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(repo.path())
+            .args(["commit", "-q", "--allow-empty", "-m", name])
+            .env("GIT_COMMITTER_DATE", &date)
+            .env("GIT_AUTHOR_DATE", &date)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        repo.git(&["rev-parse", "HEAD"]).trim().to_string()
+    };
+    repo.write("a.rs", "a\n");
+    repo.write("b.rs", "b\n");
+    at("start", 1_000);
+    repo.write("a.rs", "a2\n");
+    at("fix the a file", 2_000);
+    repo.write("b.rs", "b2\n");
+    let tip = at("tidy b", 3_000);
+    let git = repo.handle();
+    let look = |paths: &[&str], since| git.wanted_commit_touches(&tip, paths, since, &fix, 100);
+    assert_eq!(look(&["a.rs"], 0), Some(true), "the fix changed a.rs");
+    assert_eq!(look(&["b.rs"], 0), Some(false), "no fix commit changed b.rs");
+    assert_eq!(look(&["a.rs"], 2_500), Some(false), "the fix is older than the window");
+    assert_eq!(git.wanted_commit_touches(&tip, &["a.rs"], 0, &fix, 1), None, "too many commits to look at");
+    // A file that had another name when a fix touched it counts as touched.
+    repo.git(&["mv", "a.rs", "renamed.rs"]);
+    let tip = at("move", 4_000);
+    assert_eq!(git.wanted_commit_touches(&tip, &["renamed.rs"], 0, &fix, 100), Some(true));
+    assert_eq!(git.wanted_commit_touches(&tip, &["b.rs"], 0, &fix, 100), Some(false));
+    assert_eq!(git.commit_time(&tip).unwrap(), 4_000);
+    assert_eq!(git.clone().cli_only().commit_time(&tip).unwrap(), 4_000);
+    assert_eq!(git.cli_only().wanted_commit_touches(&tip, &["b.rs"], 0, &fix, 100), None, "only in-process");
+}
+
+#[test]
+fn commit_subjects_and_the_common_folder_match_git() {
+    let repo = Repo::new();
+    repo.write("f.txt", "0\n");
+    let base = repo.commit("start");
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("s.txt", "s\n");
+    repo.commit("chore(deps): bump\nacross two lines\n\nwith a body");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("f.txt", "1\n");
+    repo.commit("  fix: spaced   subject  ");
+    repo.git(&["merge", "-q", "--no-edit", "side"]);
+    let head = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let (fast, cli) = routes(&repo);
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let got = sorted(fast.commit_subjects(&base, &head));
+    assert_eq!(got, sorted(cli.commit_subjects(&base, &head)));
+    assert_eq!(got.len(), 2, "the merge is left out: {got:?}");
+    assert!(got.contains(&"chore(deps): bump across two lines".to_string()), "{got:?}");
+    assert!(fast.commit_subjects(&head, &head).is_empty());
+    assert_eq!(fast.commit_subjects(&base, "WORKTREE"), cli.commit_subjects(&base, "WORKTREE"));
+
+    // A linked worktree shares the main checkout's git folder.
+    let linked = tempfile::tempdir().unwrap();
+    let path = linked.path().join("wt");
+    repo.git(&["worktree", "add", "-q", path.to_str().unwrap(), &base]);
+    let wt = Git::discover(&path).unwrap();
+    let want = repo.path().join(".git").canonicalize().unwrap();
+    assert_eq!(wt.common_dir().unwrap().canonicalize().unwrap(), want);
+    assert_eq!(wt.clone().cli_only().common_dir().unwrap().canonicalize().unwrap(), want);
+    assert!(wt.reads_in_process());
+}

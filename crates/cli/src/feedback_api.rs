@@ -223,9 +223,7 @@ fn encode(s: &str) -> String {
 }
 
 fn cache_file(git: &Git, key: &str) -> Result<PathBuf> {
-    let out = git.run(&["rev-parse", "--git-common-dir"])?;
-    let common = PathBuf::from(String::from_utf8_lossy(&out).trim());
-    let common = if common.is_absolute() { common } else { git.root().join(common) };
+    let common = git.common_dir()?;
     let name: String = key.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     Ok(common.join("gauntlet").join("feedback").join(format!("{name}.jsonl")))
 }

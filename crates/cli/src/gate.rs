@@ -14,21 +14,12 @@ pub struct Facts {
     generated: Vec<String>,
 }
 
-/// Subjects of the commits in base..head; empty when head is not a commit.
-fn commit_subjects(git: &Git, change: &Change) -> Vec<String> {
-    let range = format!("{}..{}", change.base, change.head);
-    match git.run(&["log", "--format=%s", "--no-merges", &range]) {
-        Ok(out) => String::from_utf8_lossy(&out).lines().map(str::to_string).collect(),
-        Err(_) => Vec::new(),
-    }
-}
-
 pub fn gather(git: &Git, change: &Change, args: &ReviewArgs, env: &Env) -> Result<Facts> {
     let flags = pr::PrFlags { draft: args.pr_draft, author: args.pr_author.clone(), title: args.pr_title.clone() };
     let attributes = git.read(&change.snapshot, ".gitattributes")?.map(|b| String::from_utf8_lossy(&b).into_owned());
     Ok(Facts {
         pr: pr::resolve(&flags, env),
-        subjects: commit_subjects(git, change),
+        subjects: git.commit_subjects(&change.base, &change.head),
         generated: gate::generated_globs(attributes.as_deref().unwrap_or("")),
     })
 }

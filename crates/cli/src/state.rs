@@ -28,10 +28,7 @@ pub fn review_key(
 }
 
 fn dir(git: &Git) -> Result<PathBuf> {
-    let out = git.run(&["rev-parse", "--git-common-dir"])?;
-    let common = PathBuf::from(String::from_utf8_lossy(&out).trim());
-    let common = if common.is_absolute() { common } else { git.root().join(common) };
-    Ok(common.join("gauntlet").join("reviewed"))
+    Ok(git.common_dir()?.join("gauntlet").join("reviewed"))
 }
 
 pub fn was_reviewed(git: &Git, key: &str) -> Result<bool> {

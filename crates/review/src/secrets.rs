@@ -36,7 +36,10 @@ pub struct PatternError {
 
 struct Pattern {
     kind: String,
-    re: Regex,
+    /// Built-in patterns are compiled on first use: most texts pass [`screen`] and
+    /// never need them. Configured ones are compiled at once, to report errors.
+    source: String,
+    re: OnceLock<Regex>,
     /// Characters of a match that are a public prefix, safe to show.
     shown_prefix: usize,
     /// Only values of at least [`MIN_ENTROPY`] count.
@@ -65,27 +68,46 @@ pub struct Secret {
 const PRIVATE_KEY_BEGIN: &str = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----";
 const PRIVATE_KEY_END: &str = r"-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----";
 
+/// The built-in patterns: (kind, pattern, characters of public prefix, entropy
+/// check). None is anchored, so a match inside a line is a match inside any text
+/// holding that line, which is what [`screen`] relies on.
+const BUILTIN: [(&str, &str, usize, bool); 7] = [
+    ("AWS access key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", 4, false),
+    ("AWS secret key", r#"(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#, 0, false),
+    ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b", 4, false),
+    ("GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", 11, false),
+    ("GitLab token", r"\bglpat-[A-Za-z0-9_\-]{20,}", 6, false),
+    ("Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", 5, false),
+    (
+        "password",
+        r#"(?i)(?:password|passwd|pwd|secret|api_?key|access_?token|auth_?token|client_?secret)["']?\s*[:=]\s*["']([^"'\s]{8,})["']"#,
+        0,
+        true,
+    ),
+];
+
 fn builtin() -> Vec<Pattern> {
-    let p = |kind: &str, re: &str, shown_prefix: usize, entropy: bool| Pattern {
-        kind: kind.into(),
-        re: Regex::new(re).expect("built-in secret patterns compile"),
-        shown_prefix,
-        entropy,
-    };
-    vec![
-        p("AWS access key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", 4, false),
-        p("AWS secret key", r#"(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#, 0, false),
-        p("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b", 4, false),
-        p("GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", 11, false),
-        p("GitLab token", r"\bglpat-[A-Za-z0-9_\-]{20,}", 6, false),
-        p("Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", 5, false),
-        p(
-            "password",
-            r#"(?i)(?:password|passwd|pwd|secret|api_?key|access_?token|auth_?token|client_?secret)["']?\s*[:=]\s*["']([^"'\s]{8,})["']"#,
-            0,
-            true,
-        ),
-    ]
+    BUILTIN
+        .iter()
+        .map(|(kind, re, shown_prefix, entropy)| Pattern {
+            kind: kind.to_string(),
+            source: re.to_string(),
+            re: OnceLock::new(),
+            shown_prefix: *shown_prefix,
+            entropy: *entropy,
+        })
+        .collect()
+}
+
+/// Every built-in pattern and a private-key BEGIN line, in one set: a text none of
+/// them matches anywhere has nothing to mask, found in one pass over it instead of
+/// one search per pattern per line.
+fn screen() -> &'static regex::RegexSet {
+    static SET: OnceLock<regex::RegexSet> = OnceLock::new();
+    SET.get_or_init(|| {
+        let patterns = BUILTIN.iter().map(|(_, re, _, _)| *re).chain([PRIVATE_KEY_BEGIN]);
+        regex::RegexSet::new(patterns).expect("built-in secret patterns compile")
+    })
 }
 
 /// The masking pass, built once per run from the built-in patterns and the
@@ -93,6 +115,9 @@ fn builtin() -> Vec<Pattern> {
 /// else the whole match).
 pub struct Masker {
     patterns: Vec<Pattern>,
+    /// Only the built-in patterns: [`screen`] may rule text out. Configured ones may
+    /// anchor to a line's start or end, so they are always searched line by line.
+    builtin_only: bool,
 }
 
 fn begin_re() -> &'static Regex {
@@ -117,9 +142,20 @@ impl Masker {
         let mut patterns = builtin();
         for pattern in extra {
             let re = Regex::new(pattern).map_err(|source| PatternError { pattern: pattern.clone(), source })?;
-            patterns.push(Pattern { kind: "configured secret pattern".into(), re, shown_prefix: 0, entropy: false });
+            patterns.push(Pattern {
+                kind: "configured secret pattern".into(),
+                source: pattern.clone(),
+                re: OnceLock::from(re),
+                shown_prefix: 0,
+                entropy: false,
+            });
         }
-        Ok(Masker { patterns })
+        Ok(Masker { patterns, builtin_only: extra.is_empty() })
+    }
+
+    /// Whether `text` certainly holds nothing to mask.
+    fn clean(&self, text: &str) -> bool {
+        self.builtin_only && !screen().is_match(text)
     }
 
     /// Mask one line (outside a private-key block). Returns the masked line and
@@ -130,7 +166,8 @@ impl Masker {
         for p in &self.patterns {
             // Replace from the end so earlier byte ranges stay valid.
             let mut spans: Vec<(usize, usize)> = Vec::new();
-            for caps in p.re.captures_iter(&out) {
+            let re = p.re.get_or_init(|| Regex::new(&p.source).expect("built-in secret patterns compile"));
+            for caps in re.captures_iter(&out) {
                 let m = caps.get(1).unwrap_or_else(|| caps.get(0).expect("a match has group 0"));
                 if p.entropy && entropy(m.as_str()) < MIN_ENTROPY {
                     continue;
@@ -150,6 +187,9 @@ impl Masker {
     /// Mask every line of a text, private-key blocks included; line breaks are kept.
     /// Returns the masked text and, per line (0-based), what was masked.
     pub fn text(&self, text: &str) -> (String, Vec<(usize, Hit)>) {
+        if self.clean(text) {
+            return (text.to_string(), Vec::new());
+        }
         let mut block = false;
         let mut out = String::with_capacity(text.len());
         let mut hits = Vec::new();
@@ -190,20 +230,34 @@ impl Masker {
         let mut secrets = Vec::new();
         for file in &mut change.files {
             let path = file.diff.path().to_string();
-            for hunk in &mut file.diff.hunks {
-                let mut block = false;
-                for l in &mut hunk.lines {
-                    let (masked, hits) = self.block_line(&l.text, &mut block);
-                    if l.kind == LineKind::Added {
-                        for hit in hits {
-                            let line = l.new.unwrap_or(l.anchor);
-                            secrets.push(Secret { path: path.clone(), line, masked_line: masked.clone(), hit });
+            // One pass over all of the file's diff lines: most files hold no secret.
+            let lines = file.diff.hunks.iter().flat_map(|h| &h.lines);
+            let mut joined = String::with_capacity(lines.clone().map(|l| l.text.len() + 1).sum());
+            for line in lines {
+                joined.push_str(&line.text);
+                joined.push('\n');
+            }
+            if !self.clean(&joined) {
+                for hunk in &mut file.diff.hunks {
+                    let mut block = false;
+                    for l in &mut hunk.lines {
+                        if !block && self.clean(&l.text) {
+                            continue;
                         }
+                        let (masked, hits) = self.block_line(&l.text, &mut block);
+                        if l.kind == LineKind::Added {
+                            for hit in hits {
+                                let line = l.new.unwrap_or(l.anchor);
+                                secrets.push(Secret { path: path.clone(), line, masked_line: masked.clone(), hit });
+                            }
+                        }
+                        l.text = masked;
                     }
-                    l.text = masked;
                 }
             }
-            if let Some(text) = &file.head_text {
+            if let Some(text) = &file.head_text
+                && !self.clean(text)
+            {
                 file.head_text = Some(self.text(text).0);
             }
         }
@@ -271,10 +325,99 @@ pub fn findings(secrets: &[Secret]) -> Vec<Published> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of text near and far from every pattern, secrets split across lines
+    /// and private-key blocks included.
+    fn fragment() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(format!("ghp_{}", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A")),
+            Just(format!("{}{}", "AKIA", "IOSFODNN7EXAMPLE")),
+            Just("password = \"Xy7#kLm9qR2w\"".to_string()),
+            Just("password =".to_string()),
+            Just(" \"Xy7#kLm9qR2w\"".to_string()),
+            Just("-----BEGIN RSA PRIVATE KEY-----".to_string()),
+            Just("-----END RSA PRIVATE KEY-----".to_string()),
+            Just(format!("{}{}", "xoxb-", "123456789012-abc")),
+            Just("let step = plan(1, 2);".to_string()),
+            Just("\n".to_string()),
+            Just("\r\n".to_string()),
+            Just(" ".to_string()),
+            "[a-zA-Z0-9_=:'\" ]{0,12}",
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn the_one_pass_screen_never_changes_what_is_masked(pieces in prop::collection::vec(fragment(), 0..24)) {
+            let text: String = pieces.concat();
+            static MASKERS: OnceLock<(Masker, Masker)> = OnceLock::new();
+            let (fast, slow) = MASKERS
+                .get_or_init(|| (Masker::new(&[]).unwrap(), Masker { patterns: builtin(), builtin_only: false }));
+            prop_assert_eq!(fast.text(&text), slow.text(&text));
+            let change = || {
+                let kinds = [LineKind::Added, LineKind::Context, LineKind::Removed];
+                let lines: Vec<gauntlet_change::DiffLine> = text
+                    .lines()
+                    .enumerate()
+                    .map(|(i, t)| gauntlet_change::DiffLine {
+                        kind: kinds[i % 3],
+                        old: Some(i as u32 + 1),
+                        new: Some(i as u32 + 1),
+                        anchor: i as u32 + 1,
+                        text: t.to_string(),
+                    })
+                    .collect();
+                let hunk = gauntlet_change::Hunk {
+                    old_start: 1,
+                    old_lines: 0,
+                    new_start: 1,
+                    new_lines: 0,
+                    header: String::new(),
+                    lines,
+                };
+                let diff = gauntlet_change::FileDiff {
+                    old_path: Some("a.txt".into()),
+                    new_path: Some("a.txt".into()),
+                    status: gauntlet_change::FileStatus::Modified,
+                    binary: false,
+                    old_mode: None,
+                    new_mode: None,
+                    hunks: vec![hunk],
+                };
+                let file = gauntlet_change::ChangedFile { diff, head_text: Some(text.clone()), unreadable: None };
+                Change { base: "b".into(), head: "h".into(), snapshot: gauntlet_change::Snapshot::Worktree, files: vec![file] }
+            };
+            let (mut a, mut b) = (change(), change());
+            prop_assert_eq!(fast.change(&mut a), slow.change(&mut b));
+            let texts = |c: &Change| {
+                let f = &c.files[0];
+                (f.head_text.clone(), f.diff.hunks[0].lines.iter().map(|l| l.text.clone()).collect::<Vec<_>>())
+            };
+            prop_assert_eq!(texts(&a), texts(&b));
+            let mut block = (false, false);
+            for line in text.lines() {
+                let got = if !block.0 && fast.clean(line) {
+                    (line.to_string(), Vec::new())
+                } else {
+                    fast.block_line(line, &mut block.0)
+                };
+                prop_assert_eq!(got, slow.block_line(line, &mut block.1));
+            }
+        }
+    }
 
     // Built at run time so that no secret-shaped literal sits in the source.
     fn github_token() -> String {
         format!("ghp_{}", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A")
+    }
+
+    #[test]
+    fn every_built_in_pattern_compiles() {
+        for p in builtin() {
+            assert!(Regex::new(&p.source).is_ok(), "{}", p.kind);
+        }
+        assert_eq!(screen().len(), BUILTIN.len() + 1);
     }
 
     #[test]

@@ -183,3 +183,21 @@ package api
     )]);
     assert!(skip_reason(run(&go, PrMeta::default(), &[], false, false)).contains("only ignored files"));
 }
+
+#[test]
+fn a_bad_automated_subject_pattern_is_named() {
+    let mut config = GateConfig::default();
+    config.automated_subjects.push("^(release".into());
+    let pr = PrMeta::default();
+    let subjects = vec!["Bump serde from 1.0.1 to 1.0.2".to_string()];
+    let input = GateInput {
+        change: &code(),
+        pr: &pr,
+        commit_subjects: &subjects,
+        generated_globs: &[],
+        already_reviewed: false,
+        force: false,
+    };
+    let err = decide(&input, &config).unwrap_err();
+    assert!(err.contains("bad automated_subjects pattern `^(release`"), "{err}");
+}

@@ -148,15 +148,12 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     let facts = gate::gather(git, &change, args, env)?;
     let ignored = gate::ignored(&facts, &change, &settings)?;
     let everything_ignored = ignored.len() == change.files.len();
-    let full_change = change.clone();
-    if !(args.force && everything_ignored) {
-        change.files.retain(|f| !ignored.iter().any(|(p, _)| p == f.diff.path()));
-    }
+    let kept = |path: &str| (args.force && everything_ignored) || !ignored.iter().any(|(p, _)| p == path);
     let ruleset = crate::ruleset::RuleSet::load(git, &settings.file, env)?;
     if args.locked {
         crate::ruleset::ensure_locked(&ruleset, git.root())?;
     }
-    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
+    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).filter(|p| kept(p)).collect();
     let selected: Vec<_> = rules::select(&ruleset.all, &paths, &settings.disable, &settings.only)
         .into_iter()
         .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
@@ -171,10 +168,12 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     let state_key = state::review_key(&change, &rules_version, &settings, &specs);
     // A replay repeats a recorded run, which marked its head as reviewed.
     let already = args.replay.is_none() && state::was_reviewed(git, &state_key)?;
-    let changed_lines = match gate::decide(&facts, &full_change, &settings, already, args.force)? {
+    // The gate judges the whole change; the ignored files leave it afterwards.
+    let changed_lines = match gate::decide(&facts, &change, &settings, already, args.force)? {
         Decision::Skip { reason } => return skip(&change, &rules_version, &reason),
         Decision::Review { changed_lines, .. } => changed_lines,
     };
+    change.files.retain(|f| kept(f.diff.path()));
     if selected.is_empty() {
         return skip(&change, &rules_version, "no reviewer applies to the changed files (see `gauntlet reviewers`)");
     }
@@ -183,11 +182,9 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     // adds are reported by the deterministic check either way.
     let masker = secrets_masker(&settings)?;
     let mask = settings.file.secrets.mask.unwrap_or(true);
-    let mut masked = change.clone();
-    let secrets = masker.change(&mut masked);
+    let secrets = if mask { masker.change(&mut change) } else { masker.change(&mut change.clone()) };
     let mut guidance = guidance::load(git, &change)?;
     let masker = if mask {
-        change = masked;
         for g in &mut guidance {
             g.text = masker.text(&g.text).0;
         }

@@ -69,9 +69,15 @@ pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
         .files
         .iter()
         .filter(|f| {
-            let removed: String = f.diff.hunks.iter().flat_map(|h| &h.lines).map(|l| l.text.as_str()).collect();
-            is_shape_file(f.diff.path(), f.head_text.as_deref().unwrap_or(&removed))
-                && f.diff.hunks.iter().any(|h| hunk_is_shape(f, h))
+            let held = match &f.head_text {
+                Some(text) => is_shape_file(f.diff.path(), text),
+                // A deleted file: judged by the lines it lost.
+                None => {
+                    let removed: String = f.diff.hunks.iter().flat_map(|h| &h.lines).map(|l| l.text.as_str()).collect();
+                    is_shape_file(f.diff.path(), &removed)
+                }
+            };
+            held && f.diff.hunks.iter().any(|h| hunk_is_shape(f, h))
         })
         .collect();
     if shape_files.is_empty() {

@@ -17,6 +17,8 @@ const MAX_RANGES_PER_FILE: usize = 30;
 const MAX_COMMITS_PER_FILE: usize = 20;
 const MAX_PATCH_BYTES: usize = 4_000;
 const MAX_BODY_BYTES: usize = 800;
+/// Commits the quick look before the line histories reads at most.
+const MAX_SCANNED_COMMITS: usize = 5_000;
 
 /// Why a commit matters to the history reviewer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,19 +27,30 @@ pub enum Flag {
     Revert,
 }
 
-/// Whether a commit message marks a fix or a revert.
-pub fn flag(commit: &LineCommit) -> Option<Flag> {
+fn fix_pattern() -> &'static Regex {
     static FIX: OnceLock<Regex> = OnceLock::new();
-    let fix = FIX.get_or_init(|| {
+    FIX.get_or_init(|| {
         Regex::new(
             r"(?i)^(fix|bugfix|hotfix)(\([^)]*\))?!?:|\b(fix(e[sd])?|bug ?fix|hotfix|regression|crash(es|ed)?|patch(e[sd])?)\b",
         )
         .expect("fix pattern is valid")
-    });
+    })
+}
+
+/// Whether a commit message marks a fix or a revert.
+pub fn flag(commit: &LineCommit) -> Option<Flag> {
     if commit.subject.starts_with("Revert \"") || commit.body.contains("This reverts commit") {
         return Some(Flag::Revert);
     }
+    let fix = fix_pattern();
     (fix.is_match(&commit.subject) || fix.is_match(&commit.body)).then_some(Flag::Fix)
+}
+
+/// Whether a whole raw commit message might be flagged by [`flag`]: true for every
+/// message [`flag`] marks (and perhaps a few more), so a quick look that finds none
+/// can be trusted.
+fn may_flag(message: &str) -> bool {
+    message.contains("Revert \"") || message.contains("This reverts commit") || fix_pattern().is_match(message)
 }
 
 pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
@@ -52,10 +65,22 @@ pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
         },
     };
     let since = git.commit_time(&base)? - i64::from(src.config.history_days) * 86_400;
+    let nothing = || {
+        Gathered::Nothing(format!(
+            "no fix or revert commit touched the changed lines in the {} days before the base",
+            src.config.history_days
+        ))
+    };
+    // Line histories cost a git process per file. When no fix or revert commit in the
+    // window touched these files at all, none can have touched their lines.
+    let files: Vec<&ChangedFile> = src.change.files.iter().filter(|f| has_base_side(f)).take(MAX_FILES).collect();
+    let old_paths: Vec<&str> = files.iter().map(|f| f.diff.old_path.as_deref().unwrap_or(f.diff.path())).collect();
+    if git.wanted_commit_touches(&base, &old_paths, since, &may_flag, MAX_SCANNED_COMMITS) == Some(false) {
+        return Ok(nothing());
+    }
     let mut blocks = Vec::new();
     let mut any_flagged = false;
-    for file in src.change.files.iter().filter(|f| has_base_side(f)).take(MAX_FILES) {
-        let old_path = file.diff.old_path.as_deref().unwrap_or(file.diff.path());
+    for (file, old_path) in files.into_iter().zip(old_paths) {
         let Some(bytes) = git.read(&Snapshot::Commit(base.clone()), old_path)? else {
             continue;
         };
@@ -75,10 +100,7 @@ pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
         });
     }
     if !any_flagged {
-        return Ok(Gathered::Nothing(format!(
-            "no fix or revert commit touched the changed lines in the {} days before the base",
-            src.config.history_days
-        )));
+        return Ok(nothing());
     }
     Ok(Gathered::Found(blocks))
 }

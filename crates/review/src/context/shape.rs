@@ -18,7 +18,7 @@ const ATTRIBUTE_REACH: usize = 6;
 
 /// Whether a file may hold a shape at all (a cheap first filter).
 pub fn is_shape_file(path: &str, text: &str) -> bool {
-    is_schema_path(path) || serialised().is_match(text) || endpoints().is_match(text)
+    is_schema_path(path) || markers().is_match(text)
 }
 
 pub fn is_schema_path(path: &str) -> bool {
@@ -31,39 +31,43 @@ pub fn is_schema_path(path: &str) -> bool {
 }
 
 /// Attributes and bases that make a type go over the wire.
-fn serialised() -> &'static RegexSet {
-    static SET: OnceLock<RegexSet> = OnceLock::new();
-    SET.get_or_init(|| {
-        RegexSet::new([
-            r"#\[derive\([^)]*\b(Serialize|Deserialize)\b",
-            r"#\[serde\(",
-            r"\[(JsonPropertyName|JsonProperty|DataMember|DataContract|JsonSerializable)\b",
-            r"\bexport\s+(interface|type)\s+\w+",
-            r"\(\s*(BaseModel|Schema|TypedDict)\s*\)",
-            r#"`json:""#,
-            r"@JsonProperty|@SerializedName|@Serializable|@JsonClass",
-        ])
-        .expect("serialisation markers are valid")
-    })
-}
+const SERIALISED: [&str; 7] = [
+    r"#\[derive\([^)]*\b(Serialize|Deserialize)\b",
+    r"#\[serde\(",
+    r"\[(JsonPropertyName|JsonProperty|DataMember|DataContract|JsonSerializable)\b",
+    r"\bexport\s+(interface|type)\s+\w+",
+    r"\(\s*(BaseModel|Schema|TypedDict)\s*\)",
+    r#"`json:""#,
+    r"@JsonProperty|@SerializedName|@Serializable|@JsonClass",
+];
 
 /// Routes, handlers and calls to them.
+const ENDPOINTS: [&str; 9] = [
+    r#"\.route\(\s*""#,
+    r#"#\[(get|post|put|patch|delete|route)\(""#,
+    r"\[(Http(Get|Post|Put|Patch|Delete)|Route|ApiController|FromBody)\b",
+    r"\bMap(Get|Post|Put|Patch|Delete)\(",
+    r"\b(app|router|server|api)\.(get|post|put|patch|delete|route)\(",
+    r"\bfetch\(|\baxios\b|\bHttpClient\b",
+    r"@(app|router|bp|blueprint)\.(route|get|post|put|patch|delete)\(",
+    r"\bHandleFunc\(",
+    r"@(Get|Post|Put|Patch|Delete|Request)Mapping|@RestController",
+];
+
+fn serialised() -> &'static RegexSet {
+    static SET: OnceLock<RegexSet> = OnceLock::new();
+    SET.get_or_init(|| RegexSet::new(SERIALISED).expect("serialisation markers are valid"))
+}
+
 fn endpoints() -> &'static RegexSet {
     static SET: OnceLock<RegexSet> = OnceLock::new();
-    SET.get_or_init(|| {
-        RegexSet::new([
-            r#"\.route\(\s*""#,
-            r#"#\[(get|post|put|patch|delete|route)\(""#,
-            r"\[(Http(Get|Post|Put|Patch|Delete)|Route|ApiController|FromBody)\b",
-            r"\bMap(Get|Post|Put|Patch|Delete)\(",
-            r"\b(app|router|server|api)\.(get|post|put|patch|delete|route)\(",
-            r"\bfetch\(|\baxios\b|\bHttpClient\b",
-            r"@(app|router|bp|blueprint)\.(route|get|post|put|patch|delete)\(",
-            r"\bHandleFunc\(",
-            r"@(Get|Post|Put|Patch|Delete|Request)Mapping|@RestController",
-        ])
-        .expect("endpoint markers are valid")
-    })
+    SET.get_or_init(|| RegexSet::new(ENDPOINTS).expect("endpoint markers are valid"))
+}
+
+/// Both lists in one set: whole files are scanned in a single pass.
+fn markers() -> &'static RegexSet {
+    static SET: OnceLock<RegexSet> = OnceLock::new();
+    SET.get_or_init(|| RegexSet::new(SERIALISED.iter().chain(&ENDPOINTS)).expect("shape markers are valid"))
 }
 
 fn type_decl() -> &'static Regex {
