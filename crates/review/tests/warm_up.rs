@@ -7,8 +7,8 @@ use gauntlet_review::fence::Fence;
 use gauntlet_review::ground::HeadFiles;
 use gauntlet_review::pipeline::{self, Input, Models, Options, RepoRead};
 use gauntlet_review::rules::{Origin, Reviewer};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the fake saw of one request.
@@ -19,19 +19,35 @@ struct Seen {
     awaited: bool,
     /// The leader's answer had started when this request arrived.
     after_start: bool,
+    /// Some leader's answer, on any model of the run, had started by then.
+    after_any_start: bool,
 }
 
 struct Fake {
+    model: &'static str,
     caches: bool,
     /// The leader fails without ever starting an answer.
     leader_fails: bool,
     started: AtomicBool,
+    /// Shared by the fakes of one run.
+    anyone_started: Arc<AtomicBool>,
     seen: Mutex<Vec<Seen>>,
 }
 
 impl Fake {
     fn new(caches: bool, leader_fails: bool) -> Fake {
-        Fake { caches, leader_fails, started: AtomicBool::new(false), seen: Mutex::new(Vec::new()) }
+        Fake::of("fake", caches, leader_fails, Arc::default())
+    }
+
+    fn of(model: &'static str, caches: bool, leader_fails: bool, anyone_started: Arc<AtomicBool>) -> Fake {
+        Fake {
+            model,
+            caches,
+            leader_fails,
+            started: AtomicBool::new(false),
+            anyone_started,
+            seen: Mutex::new(Vec::new()),
+        }
     }
 }
 
@@ -41,7 +57,7 @@ impl Provider for Fake {
         "fake"
     }
     fn model(&self) -> &str {
-        "fake"
+        self.model
     }
     fn caches_after_start(&self) -> bool {
         self.caches
@@ -52,6 +68,7 @@ impl Provider for Fake {
             reviewer: request.reviewer.clone().unwrap_or_default(),
             awaited,
             after_start: self.started.load(Ordering::SeqCst),
+            after_any_start: self.anyone_started.load(Ordering::SeqCst),
         });
         if awaited {
             tokio::time::sleep(Duration::from_millis(30)).await;
@@ -64,6 +81,7 @@ impl Provider for Fake {
                 });
             }
             self.started.store(true, Ordering::SeqCst);
+            self.anyone_started.store(true, Ordering::SeqCst);
             gauntlet_model::answer_started();
             // The rest of the leader's answer takes a while; the others go meanwhile.
             tokio::time::sleep(Duration::from_millis(150)).await;
@@ -99,26 +117,38 @@ fn change() -> Change {
 }
 
 fn reviewers(n: usize) -> Vec<Reviewer> {
-    (0..n)
+    tiered(&vec!["standard"; n])
+}
+
+/// One reviewer per tier named, `r0`, `r1`, ...
+fn tiered(tiers: &[&str]) -> Vec<Reviewer> {
+    (0..tiers.len())
         .map(|i| {
-            let text = format!("+++\nname = \"r{i}\"\ndescription = \"reviewer {i}\"\n+++\nLook for defects.\n");
+            let tier = tiers[i];
+            let text = format!(
+                "+++\nname = \"r{i}\"\ndescription = \"reviewer {i}\"\ntier = \"{tier}\"\n+++\nLook for defects.\n"
+            );
             Reviewer::parse(&format!("r{i}.md"), &text, Origin::Builtin).unwrap()
         })
         .collect()
 }
 
 async fn run(fake: std::sync::Arc<Fake>) -> gauntlet_review::Review {
+    run_on(Models::single(fake), reviewers(4)).await
+}
+
+async fn run_on(models: Models, reviewers: Vec<Reviewer>) -> gauntlet_review::Review {
     let change = change();
     let head = Head(&change);
     let input = Input {
         change: &change,
-        reviewers: reviewers(4),
+        reviewers,
         guidance: Vec::new(),
         head: &head,
         rules_version: "t".into(),
         fence: Fence::fixed("DATA-t"),
     };
-    pipeline::run(&input, &Models::single(fake), &Options::default()).await
+    pipeline::run(&input, &models, &Options::default()).await
 }
 
 #[tokio::test]
@@ -150,4 +180,24 @@ async fn providers_without_that_cache_behaviour_fan_out_at_once() {
     let seen = fake.seen.lock().unwrap();
     assert_eq!(seen.len(), 4);
     assert!(seen.iter().all(|s| !s.awaited), "no warm-up wait: {seen:?}");
+}
+
+#[tokio::test]
+async fn each_model_has_its_own_leader_and_nobody_waits_for_another_model() {
+    let anyone = Arc::new(AtomicBool::new(false));
+    let fast = Arc::new(Fake::of("small", true, false, anyone.clone()));
+    let standard = Arc::new(Fake::of("large", true, false, anyone));
+    let models = Models::new(fast.clone(), standard.clone(), standard.clone());
+    let review = run_on(models, tiered(&["fast", "standard", "fast", "standard", "standard"])).await;
+    assert!(review.gaps.is_empty(), "{:?}", review.gaps);
+    for (fake, names) in [(&fast, ["r0", "r2"].as_slice()), (&standard, ["r1", "r3", "r4"].as_slice())] {
+        let seen = fake.seen.lock().unwrap();
+        let mut got: Vec<&str> = seen.iter().map(|s| s.reviewer.as_str()).collect();
+        got.sort();
+        assert_eq!(got, names, "each reviewer ran on its tier's model");
+        let leaders: Vec<&Seen> = seen.iter().filter(|s| s.awaited).collect();
+        assert_eq!(leaders.len(), 1, "one leader per model: {seen:?}");
+        assert!(!leaders[0].after_any_start, "a leader waits for no other model's answer: {seen:?}");
+        assert!(seen.iter().filter(|s| !s.awaited).all(|s| s.after_start), "followers wait for their model: {seen:?}");
+    }
 }

@@ -7,6 +7,7 @@ use crate::rules::Reviewer;
 use crate::shown::Shown;
 use futures::StreamExt;
 use gauntlet_model::{Request, Schema, Turn};
+use std::collections::BTreeMap;
 
 pub(crate) struct FindOutcome {
     /// Which part of the change this session reviewed.
@@ -43,10 +44,10 @@ pub(crate) async fn run_all(ctxs: &[Ctx<'_>]) -> Vec<FindOutcome> {
     let gates = warm_up_gates(ctxs, &units);
     let mut outcomes: Vec<(usize, FindOutcome)> = futures::stream::iter(units.into_iter().enumerate())
         .map(|(i, (part, r))| {
-            let gate = &gates[part];
+            let gate = &gates[i];
             async move {
                 let outcome = match gate {
-                    Some((leader, open)) if *leader == i => {
+                    Some((true, open)) => {
                         let signal = open.clone();
                         let hook: std::sync::Arc<dyn Fn() + Send + Sync> = std::sync::Arc::new(move || {
                             signal.send_replace(true);
@@ -78,26 +79,36 @@ pub(crate) async fn run_all(ctxs: &[Ctx<'_>]) -> Vec<FindOutcome> {
 /// providers do not cache prefixes that short.
 const CACHE_MIN_TOKENS: usize = 1024;
 
-/// Per part, when its finders should not all go at once: the unit that goes first
-/// and the gate the others wait on. A provider that caches a prefix only once a call
-/// has started answering ([`gauntlet_model::Provider::caches_after_start`]) would
-/// otherwise write the same cache entry once per parallel call, at a premium each
-/// time; waiting for the first answer to start lets the others read it instead.
-type Gate = Option<(usize, std::sync::Arc<tokio::sync::watch::Sender<bool>>)>;
+/// Per finder unit, whether it waits for a warm-up: `(leads, gate)`. A provider that
+/// caches a prefix only once a call has started answering
+/// ([`gauntlet_model::Provider::caches_after_start`]) would otherwise write the same
+/// cache entry once per parallel call, at a premium each time. So among the finders
+/// of one part that run on the same model, the first goes alone and the others wait
+/// for its answer to start, then read the entry. Finders on another model have their
+/// own leader (a cache entry belongs to one model) and never wait for this one.
+type Gate = Option<(bool, std::sync::Arc<tokio::sync::watch::Sender<bool>>)>;
 
 fn warm_up_gates(ctxs: &[Ctx<'_>], units: &[(usize, &Reviewer)]) -> Vec<Gate> {
-    (0..ctxs.len())
-        .map(|part| {
-            let mut members = units.iter().enumerate().filter(|(_, (p, _))| *p == part);
-            let (leader, (_, reviewer)) = members.next()?;
-            members.next()?;
-            let ctx = &ctxs[part];
-            let provider = ctx.models.get(ctx.opts.route(reviewer.tier));
-            let shared_tokens = ctx.shared.iter().map(String::len).sum::<usize>() / 4;
-            (provider.caches_after_start() && shared_tokens >= CACHE_MIN_TOKENS)
-                .then(|| (leader, std::sync::Arc::new(tokio::sync::watch::channel(false).0)))
-        })
-        .collect()
+    let mut gates: Vec<Gate> = vec![None; units.len()];
+    let mut groups: BTreeMap<(usize, String, String), Vec<usize>> = BTreeMap::new();
+    for (i, (part, reviewer)) in units.iter().enumerate() {
+        let ctx = &ctxs[*part];
+        let provider = ctx.models.get(ctx.opts.route(reviewer.tier));
+        if provider.caches_after_start() {
+            groups.entry((*part, provider.name().to_string(), provider.model().to_string())).or_default().push(i);
+        }
+    }
+    for ((part, _, _), members) in groups {
+        let shared_tokens = ctxs[part].shared.iter().map(String::len).sum::<usize>() / 4;
+        if members.len() < 2 || shared_tokens < CACHE_MIN_TOKENS {
+            continue;
+        }
+        let open = std::sync::Arc::new(tokio::sync::watch::channel(false).0);
+        for (k, i) in members.into_iter().enumerate() {
+            gates[i] = Some((k == 0, open.clone()));
+        }
+    }
+    gates
 }
 
 async fn run_one(ctx: &Ctx<'_>, part: usize, reviewer: &Reviewer) -> FindOutcome {
