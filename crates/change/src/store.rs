@@ -26,6 +26,23 @@ impl Store {
     /// Open the repository whose working tree is `root`; `None` if gitoxide cannot
     /// (an object format or extension it does not know, say).
     pub fn open(root: &Path) -> Option<Store> {
+        // These point git at other objects, refs or history than the folder holds
+        // (hooks and unusual setups set them); the CLI honours them, so it answers.
+        const REDIRECTS: [&str; 10] = [
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "GIT_COMMON_DIR",
+            "GIT_OBJECT_DIRECTORY",
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+            "GIT_NAMESPACE",
+            "GIT_REPLACE_REF_BASE",
+            "GIT_NO_REPLACE_OBJECTS",
+            "GIT_SHALLOW_FILE",
+            "GIT_GRAFT_FILE",
+        ];
+        if REDIRECTS.iter().any(|v| std::env::var_os(v).is_some()) {
+            return None;
+        }
         let repo = gix::ThreadSafeRepository::open(root).ok()?;
         Some(Store { repo })
     }

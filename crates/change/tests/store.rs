@@ -287,3 +287,26 @@ fn commit_subjects_and_the_common_folder_match_git() {
     assert_eq!(wt.clone().cli_only().common_dir().unwrap().canonicalize().unwrap(), want);
     assert!(wt.reads_in_process());
 }
+
+#[test]
+fn environment_that_redirects_git_leaves_every_read_to_git() {
+    // The child half: runs in a copy of this test binary with GIT_DIR set.
+    if let Some(dir) = std::env::var_os("GAUNTLET_STORE_TEST_REPO") {
+        let git = Git::discover(std::path::Path::new(&dir)).unwrap();
+        assert!(!git.reads_in_process(), "GIT_DIR is set: git answers");
+        let head = git.resolve("HEAD").unwrap();
+        assert_eq!(git.read(&Snapshot::Commit(head), "f.txt").unwrap().as_deref(), Some(&b"x\n"[..]));
+        return;
+    }
+    let repo = Repo::new();
+    repo.write("f.txt", "x\n");
+    repo.commit("one");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "environment_that_redirects_git_leaves_every_read_to_git", "--nocapture"])
+        .env("GAUNTLET_STORE_TEST_REPO", repo.path())
+        .env("GIT_DIR", repo.path().join(".git"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("1 passed"), "{text}{}", String::from_utf8_lossy(&out.stderr));
+}
