@@ -310,3 +310,21 @@ fn environment_that_redirects_git_leaves_every_read_to_git() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("1 passed"), "{text}{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn replaced_objects_read_as_git_reads_them() {
+    let repo = Repo::new();
+    repo.write("f.txt", "original\n");
+    let head = repo.commit("one");
+    let old = repo.git(&["rev-parse", "HEAD:f.txt"]).trim().to_string();
+    std::fs::write(repo.file("other.txt"), "replacement\n").unwrap();
+    let new = repo.git(&["hash-object", "-w", "other.txt"]).trim().to_string();
+    std::fs::remove_file(repo.file("other.txt")).unwrap();
+    repo.git(&["replace", &old, &new]);
+    let (fast, cli) = routes(&repo);
+    let snapshot = Snapshot::Commit(head);
+    let want = cli.read(&snapshot, "f.txt").unwrap();
+    assert_eq!(want.as_deref(), Some(&b"replacement\n"[..]), "git reads the replacement");
+    assert_eq!(fast.read(&snapshot, "f.txt").unwrap(), want);
+    assert_eq!(fast.read_many(&snapshot, &["f.txt"]).unwrap(), cli.read_many(&snapshot, &["f.txt"]).unwrap());
+}
