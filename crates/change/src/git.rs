@@ -244,11 +244,10 @@ impl Git {
         if let Some(store) = self.store() {
             let answers: Vec<Option<String>> =
                 revs.iter().map(|r| if usable(r) { store.resolve_commit(r) } else { None }).collect();
-            // gitoxide's "no" is only taken for the default branch names, plain refs it
-            // looks up as git does. Any other name it cannot resolve goes to git, which
-            // knows every syntax.
-            let settled = |(r, a): (&&str, &Option<String>)| a.is_some() || !usable(r) || DEFAULT_BRANCHES.contains(r);
-            if revs.iter().zip(&answers).all(settled) {
+            // Only gitoxide's answers are taken, never its "no": a name it cannot
+            // resolve may still resolve for git (a ref written by hand, a syntax
+            // gitoxide lacks), so git is asked about the whole batch then.
+            if revs.iter().zip(&answers).all(|(r, a)| a.is_some() || !usable(r)) {
                 return Ok(answers);
             }
         }

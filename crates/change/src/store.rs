@@ -44,6 +44,13 @@ impl Store {
             return None;
         }
         let repo = gix::ThreadSafeRepository::open(root).ok()?;
+        let local = repo.to_thread_local();
+        // Ref storage other than files (reftable) is not read by this gitoxide, and
+        // a grafts file rewrites parents for git alone: git answers in both cases.
+        let refs = local.config_snapshot().string("extensions.refStorage");
+        if refs.is_some_and(|r| !r.eq_ignore_ascii_case(b"files")) || local.common_dir().join("info/grafts").exists() {
+            return None;
+        }
         Some(Store { repo })
     }
 
@@ -60,6 +67,12 @@ impl Store {
         let repo = self.local();
         if let Some(object) = by_id(&repo, name) {
             return Some(object.peel_to_commit().ok()?.id.to_hex().to_string());
+        }
+        // A shallow clone's cut leaves commits without parents for git; gitoxide may
+        // still walk past it (`main~3`, `:/text`), so only plain names are looked up.
+        let plain = name.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b)) && !name.contains("..");
+        if !plain && repo.is_shallow().unwrap_or(true) {
+            return None;
         }
         let id = repo.rev_parse_single(format!("{name}^{{commit}}").as_bytes().as_bstr()).ok()?;
         Some(id.detach().to_hex().to_string())
@@ -135,12 +148,20 @@ impl Store {
     }
 
     /// Subjects of the commits reachable from `head` but not from `base`, merges left
-    /// out, newest first.
+    /// out, newest first. `None` (ask git) in a shallow clone, where git counts a
+    /// commit at the cut as parentless, and for a message in another encoding, which
+    /// git converts.
     pub fn subjects(&self, base: &str, head: &str) -> Option<Vec<String>> {
+        use gix::revision::walk::Sorting;
+        use gix::traverse::commit::simple::CommitTimeOrder;
         let repo = self.local();
+        if repo.is_shallow().unwrap_or(true) {
+            return None;
+        }
         let head = object(&repo, head)?.peel_to_commit().ok()?.id;
         let base = object(&repo, base)?.peel_to_commit().ok()?.id;
-        let walk = repo.rev_walk([head]).with_hidden([base]).all().ok()?;
+        let sorting = Sorting::ByCommitTime(CommitTimeOrder::NewestFirst);
+        let walk = repo.rev_walk([head]).with_hidden([base]).sorting(sorting).all().ok()?;
         let mut out = Vec::new();
         for info in walk {
             let info = info.ok()?;
@@ -148,7 +169,7 @@ impl Store {
                 continue;
             }
             let commit = info.object().ok()?;
-            out.push(subject(&commit.message_raw().ok()?.to_str_lossy()));
+            out.push(subject(message_text(&commit)?));
         }
         Some(out)
     }
@@ -180,6 +201,9 @@ impl Store {
         use gix::revision::walk::Sorting;
         use gix::traverse::commit::simple::CommitTimeOrder;
         let repo = self.local();
+        if repo.is_shallow().unwrap_or(true) {
+            return None;
+        }
         let tip = object(&repo, rev)?.peel_to_commit().ok()?.id;
         let sorting = Sorting::ByCommitTimeCutoff { order: CommitTimeOrder::NewestFirst, seconds: since };
         let walk = repo.rev_walk([tip]).sorting(sorting).all().ok()?;
@@ -189,7 +213,9 @@ impl Store {
             }
             let info = info.ok()?;
             let commit = info.object().ok()?;
-            if !wanted(&commit.message_raw().ok()?.to_str_lossy()) {
+            // A message git would convert from another encoding is not read here: it
+            // counts as wanted, which only costs the long look.
+            if message_text(&commit).is_some_and(|m| !wanted(m)) {
                 continue;
             }
             let tree = commit.tree().ok()?;
@@ -229,9 +255,22 @@ fn object<'r>(repo: &'r gix::Repository, rev: &str) -> Option<gix::Object<'r>> {
     by_id(repo, rev).or_else(|| repo.rev_parse_single(rev.as_bytes().as_bstr()).ok()?.object().ok())
 }
 
-/// A commit's subject as `git log --format=%s` prints it: the first paragraph, each
-/// line's trailing blanks dropped, lines joined by a space.
+/// A commit's message as text, when git would show it unchanged: UTF-8, with no
+/// other encoding declared.
+fn message_text<'c>(commit: &'c gix::Commit<'_>) -> Option<&'c str> {
+    let declared = commit.decode().ok()?.encoding.map(|e| e.to_ascii_lowercase());
+    if declared.is_some_and(|e| e != b"utf-8" && e != b"utf8") {
+        return None;
+    }
+    std::str::from_utf8(commit.message_raw().ok()?).ok()
+}
+
+/// A commit's subject as `git log --format=%s` prints it: blank lines skipped, then
+/// the first paragraph, each line's trailing blanks dropped, lines joined by a
+/// space. Blank means git's whitespace: space, tab, CR and LF, nothing else.
 fn subject(message: &str) -> String {
-    let lines = message.lines().skip_while(|l| l.trim().is_empty()).map(str::trim_end);
+    let git_space = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n');
+    let lines = message.split('\n').map(|l| l.trim_end_matches(git_space));
+    let lines = lines.skip_while(|l| l.is_empty());
     lines.take_while(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }

@@ -328,3 +328,120 @@ fn replaced_objects_read_as_git_reads_them() {
     assert_eq!(fast.read(&snapshot, "f.txt").unwrap(), want);
     assert_eq!(fast.read_many(&snapshot, &["f.txt"]).unwrap(), cli.read_many(&snapshot, &["f.txt"]).unwrap());
 }
+
+/// `git commit-tree` of the index, with a message given byte for byte, on top of
+/// `parent`.
+fn commit_verbatim(repo: &Repo, parent: &str, message: &[u8], encoding: Option<&str>) -> String {
+    use std::io::Write;
+    repo.git(&["add", "-A"]);
+    let tree = repo.git(&["write-tree"]).trim().to_string();
+    let mut cmd = std::process::Command::new("git");
+    cmd.arg("-C").arg(repo.path());
+    if let Some(e) = encoding {
+        cmd.args(["-c", &format!("i18n.commitEncoding={e}")]);
+    }
+    let mut child = cmd
+        .args(["commit-tree", &tree, "-p", parent, "-F", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(message).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn subjects_keep_git_s_whitespace_rules_and_encodings() {
+    let repo = Repo::new();
+    repo.write("f.txt", "0\n");
+    let base = repo.commit("start");
+    let mut tip = base.clone();
+    let messages: [(&[u8], Option<&str>); 6] = [
+        ("trailing nbsp\u{a0}\n".as_bytes(), None),
+        (b"form feed\x0c\n", None),
+        (b"vt\x0bmid\x0b\n", None),
+        ("first\n\u{a0}\nsecond\n\nbody\n".as_bytes(), None),
+        (b"\n\n  indented\r\nwrapped \t\n\nbody", None),
+        (b"caf\xe9 fix\n", Some("ISO-8859-1")),
+    ];
+    for (i, (message, encoding)) in messages.into_iter().enumerate() {
+        repo.write("f.txt", format!("{i}\n"));
+        tip = commit_verbatim(&repo, &tip, message, encoding);
+    }
+    let (fast, cli) = routes(&repo);
+    let want = cli.commit_subjects(&base, &tip);
+    assert_eq!(fast.commit_subjects(&base, &tip), want);
+    assert_eq!(want[0], "café fix", "git converts the declared encoding");
+    // The quick look does not read a message in another encoding: it counts as wanted.
+    let no = |_: &str| false;
+    assert_eq!(fast.wanted_commit_touches(&tip, &["f.txt"], 0, &no, 100), Some(true));
+}
+
+#[test]
+fn a_merge_at_a_shallow_clone_s_cut_is_listed_as_git_lists_it() {
+    let origin = Repo::new();
+    origin.write("f.txt", "0\n");
+    origin.commit("root");
+    origin.git(&["branch", "other"]);
+    origin.git(&["checkout", "-q", "-b", "side"]);
+    origin.write("s.txt", "s\n");
+    origin.commit("side work");
+    origin.git(&["checkout", "-q", "main"]);
+    origin.write("f.txt", "1\n");
+    origin.commit("main work");
+    origin.git(&["merge", "-q", "--no-edit", "-m", "Merge pull request #6 from acme/side", "side"]);
+    origin.write("f.txt", "2\n");
+    origin.commit("Bump serde from 1.0.1 to 1.0.2");
+    let clone = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", origin.path().display());
+    let out = std::process::Command::new("git")
+        .args(["clone", "-q", "--depth", "2", "--no-single-branch", &url])
+        .arg(clone.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let fast = Git::discover(clone.path()).unwrap();
+    let cli = fast.clone().cli_only();
+    let [head, other] = fast.resolve_all(["HEAD", "origin/other"]).unwrap();
+    let want = cli.commit_subjects(&other, &head);
+    assert!(want.iter().any(|s| s.starts_with("Merge pull request")), "{want:?}");
+    assert_eq!(fast.commit_subjects(&other, &head), want);
+    assert_eq!(fast.try_resolve("HEAD~2").unwrap(), cli.try_resolve("HEAD~2").unwrap());
+}
+
+#[test]
+fn reftable_and_grafted_repositories_are_read_through_git() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").arg("-C").arg(dir.path()).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    git(&["init", "-q", "-b", "main", "--ref-format=reftable"]);
+    std::fs::write(dir.path().join("f.txt"), "one\n").unwrap();
+    git(&["add", "f.txt"]);
+    git(&["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-qm", "one"]);
+    let sha = git(&["rev-parse", "HEAD"]);
+    let handle = Git::discover(dir.path()).unwrap();
+    assert!(!handle.reads_in_process());
+    assert_eq!(handle.resolve_all([sha.as_str(), "main"]).unwrap(), [sha.clone(), sha.clone()]);
+
+    // A grafts file gives `b` the parent `lone`, for git.
+    let repo = Repo::new();
+    repo.write("f.txt", "root\n");
+    let root = repo.commit("root");
+    repo.write("f.txt", "a\n");
+    repo.commit("a");
+    repo.write("f.txt", "b\n");
+    let b = repo.commit("b");
+    repo.git(&["checkout", "-q", "--orphan", "alone"]);
+    repo.write("f.txt", "lone\n");
+    let lone = repo.commit("lone");
+    std::fs::write(repo.path().join(".git/info/grafts"), format!("{b} {lone}\n")).unwrap();
+    let handle = repo.handle();
+    assert!(!handle.reads_in_process());
+    assert_eq!(handle.merge_base(&lone, &b).unwrap(), Some(lone.clone()));
+    assert_eq!(handle.commit_subjects(&root, &b), vec!["b".to_string(), "lone".to_string()]);
+}

@@ -167,15 +167,19 @@ pub fn decide(input: &GateInput<'_>, config: &GateConfig) -> Result<Decision, St
     }
     if !input.commit_subjects.is_empty() {
         // One set: compiling it costs less than each pattern alone, and a subject is
-        // matched in one pass. A bad pattern is named by compiling them one by one.
-        let patterns = regex::RegexSet::new(&config.automated_subjects).map_err(|_| {
-            let bad = config.automated_subjects.iter().find_map(|p| Some((p, regex::Regex::new(p).err()?)));
-            match bad {
-                Some((p, e)) => format!("bad automated_subjects pattern `{p}`: {e}"),
-                None => "the automated_subjects patterns are too large together".to_string(),
+        // matched in one pass. Patterns too large to share a set run one by one.
+        let automated: Box<dyn Fn(&str) -> bool> = match regex::RegexSet::new(&config.automated_subjects) {
+            Ok(set) => Box::new(move |s| set.is_match(s)),
+            Err(_) => {
+                let mut patterns = Vec::new();
+                for p in &config.automated_subjects {
+                    let re = regex::Regex::new(p).map_err(|e| format!("bad automated_subjects pattern `{p}`: {e}"))?;
+                    patterns.push(re);
+                }
+                Box::new(move |s| patterns.iter().any(|p| p.is_match(s)))
             }
-        })?;
-        if input.commit_subjects.iter().all(|s| patterns.is_match(s)) {
+        };
+        if input.commit_subjects.iter().all(|s| automated(s)) {
             return skip(format!("every commit is automated (e.g. `{}`)", input.commit_subjects[0]));
         }
     }

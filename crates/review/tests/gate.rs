@@ -201,3 +201,22 @@ fn a_bad_automated_subject_pattern_is_named() {
     let err = decide(&input, &config).unwrap_err();
     assert!(err.contains("bad automated_subjects pattern `^(release`"), "{err}");
 }
+
+#[test]
+fn automated_subject_patterns_too_large_to_share_a_set_still_work() {
+    let config = GateConfig {
+        automated_subjects: (0..4).map(|i| format!(r"^Bump{i} \w{{60}}")).collect(),
+        ..GateConfig::default()
+    };
+    let pr = PrMeta::default();
+    let subjects = vec!["Fix the login check".to_string()];
+    let input = GateInput {
+        change: &code(),
+        pr: &pr,
+        commit_subjects: &subjects,
+        generated_globs: &[],
+        already_reviewed: false,
+        force: false,
+    };
+    assert!(matches!(decide(&input, &config), Ok(Decision::Review { .. })));
+}

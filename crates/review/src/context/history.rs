@@ -50,7 +50,9 @@ pub fn flag(commit: &LineCommit) -> Option<Flag> {
 /// message [`flag`] marks (and perhaps a few more), so a quick look that finds none
 /// can be trusted.
 fn may_flag(message: &str) -> bool {
-    message.contains("Revert \"") || message.contains("This reverts commit") || fix_pattern().is_match(message)
+    // git joins the subject's lines with a space, so `Revert` may end a line here.
+    let revert = message.match_indices("Revert").any(|(i, w)| message[i + w.len()..].trim_start().starts_with('"'));
+    revert || message.contains("This reverts commit") || fix_pattern().is_match(message)
 }
 
 pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
@@ -75,7 +77,9 @@ pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
     // window touched these files at all, none can have touched their lines.
     let files: Vec<&ChangedFile> = src.change.files.iter().filter(|f| has_base_side(f)).take(MAX_FILES).collect();
     let old_paths: Vec<&str> = files.iter().map(|f| f.diff.old_path.as_deref().unwrap_or(f.diff.path())).collect();
-    if git.wanted_commit_touches(&base, &old_paths, since, &may_flag, MAX_SCANNED_COMMITS) == Some(false) {
+    if old_paths.is_empty()
+        || git.wanted_commit_touches(&base, &old_paths, since, &may_flag, MAX_SCANNED_COMMITS) == Some(false)
+    {
         return Ok(nothing());
     }
     let mut blocks = Vec::new();
@@ -218,6 +222,31 @@ pub fn date(epoch: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quick_look_accepts_every_message_flag_marks() {
+        let commit = |subject: &str, body: &str| LineCommit {
+            sha: "s".into(),
+            author: "a".into(),
+            time: 0,
+            subject: subject.into(),
+            body: body.into(),
+            patch: String::new(),
+        };
+        // (raw message, git's %s, git's %b)
+        for (raw, subject, body) in [
+            ("Revert\n\"Add pagination\"\n", "Revert \"Add pagination\"", ""),
+            ("Revert\r\n\"Add pagination\"\r\n", "Revert \"Add pagination\"", ""),
+            ("Tidy\n\nThis reverts commit abc.\n", "Tidy", "This reverts commit abc."),
+            ("Bug\nfix for paging\n", "Bug fix for paging", ""),
+            ("fix(pager): off by one\n", "fix(pager): off by one", ""),
+            ("Tidy\n\nCrashed on empty input\n", "Tidy", "Crashed on empty input"),
+        ] {
+            assert!(flag(&commit(subject, body)).is_some(), "{subject:?}");
+            assert!(may_flag(raw), "{raw:?}");
+        }
+        assert!(!may_flag("Tidy the pager\n\nRename a variable.\n"));
+    }
 
     fn commit(subject: &str, body: &str) -> LineCommit {
         LineCommit {
