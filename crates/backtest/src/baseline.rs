@@ -41,7 +41,7 @@ pub struct BaselineRun {
 /// The request: the change as the pipeline's sessions see it, then the naive ask.
 pub fn request(change: &Change, fence: &Fence, tier: Tier) -> Request {
     Request {
-        shared: vec![gauntlet_review::prompt::change_listing(change, fence)],
+        shared: vec![gauntlet_review::prompt::change_listing(change, fence)].into(),
         turns: vec![Turn::user(PROMPT)],
         schema: Some(Schema { name: "report_findings".into(), json: findings_schema(MAX_FINDINGS) }),
         tools: Vec::new(),

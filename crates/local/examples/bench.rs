@@ -17,7 +17,7 @@ fn shared_block() -> String {
 
 fn request(user: &str, schema: Option<Schema>, max_tokens: u32) -> Request {
     Request {
-        shared: vec![shared_block()],
+        shared: vec![shared_block()].into(),
         turns: vec![Turn::user(user)],
         schema,
         tools: Vec::new(),

@@ -34,7 +34,7 @@ fn finder_schema() -> Schema {
 
 fn request(schema: Schema, user: String) -> Request {
     Request {
-        shared: vec![SHARED.into()],
+        shared: vec![SHARED.into()].into(),
         turns: vec![Turn::user(user)],
         schema: Some(schema),
         tools: Vec::new(),

@@ -292,7 +292,7 @@ impl State<'_> {
 
     fn request(&self, step: &str, schema_name: &str, schema: serde_json::Value) -> Request {
         Request {
-            shared: self.task.shared(),
+            shared: self.task.shared().into(),
             turns: Vec::new(),
             schema: Some(Schema { name: schema_name.into(), json: schema }),
             tools: Vec::new(),

@@ -221,7 +221,7 @@ fn json_input(request: &Request) -> String {
 }
 
 fn text_input(request: &Request) -> String {
-    let mut parts: Vec<String> = request.shared.clone();
+    let mut parts: Vec<String> = request.shared.to_vec();
     for turn in &request.turns {
         let label = if role(turn) == "assistant" { "Assistant" } else { "User" };
         parts.push(format!("{label}:\n{}", turn_text(turn)));

@@ -92,7 +92,8 @@ impl Turn {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Request {
     /// Blocks identical for every reviewer and validator call of a run, sent first.
-    pub shared: Vec<String>,
+    /// Shared, not copied: a run sends the same blocks with every call.
+    pub shared: std::sync::Arc<[String]>,
     pub turns: Vec<Turn>,
     pub schema: Option<Schema>,
     pub tools: Vec<Tool>,

@@ -257,7 +257,7 @@ mod tests {
 
     fn request(boundary: &str) -> Request {
         Request {
-            shared: vec![format!("<<<{boundary} change>>>\nx\n<<<END {boundary}>>>\n")],
+            shared: vec![format!("<<<{boundary} change>>>\nx\n<<<END {boundary}>>>\n")].into(),
             turns: vec![Turn::user("check it")],
             schema: None,
             tools: Vec::new(),

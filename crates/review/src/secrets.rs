@@ -230,10 +230,19 @@ impl Masker {
         let mut secrets = Vec::new();
         for file in &mut change.files {
             let path = file.diff.path().to_string();
-            // One pass over all of the file's diff lines: most files hold no secret.
-            let lines = file.diff.hunks.iter().flat_map(|h| &h.lines);
-            let mut joined = String::with_capacity(lines.clone().map(|l| l.text.len() + 1).sum());
-            for line in lines {
+            // One pass over the head text, and one over the diff lines it does not
+            // already hold (removed lines, mostly): most files hold no secret.
+            let head_clean = file.head_text.as_deref().is_some_and(|t| self.clean(t));
+            let head_lines: Vec<&str> = match &file.head_text {
+                Some(text) if head_clean => text.split('\n').collect(),
+                _ => Vec::new(),
+            };
+            let in_clean_head = |l: &gauntlet_change::DiffLine| {
+                l.kind != LineKind::Removed
+                    && l.new.and_then(|n| head_lines.get((n as usize).checked_sub(1)?)) == Some(&l.text.as_str())
+            };
+            let mut joined = String::new();
+            for line in file.diff.hunks.iter().flat_map(|h| &h.lines).filter(|l| !in_clean_head(l)) {
                 joined.push_str(&line.text);
                 joined.push('\n');
             }
@@ -256,7 +265,7 @@ impl Masker {
                 }
             }
             if let Some(text) = &file.head_text
-                && !self.clean(text)
+                && !head_clean
             {
                 file.head_text = Some(self.text(text).0);
             }

@@ -28,7 +28,7 @@ pub fn schema() -> Schema {
 
 pub fn request() -> Request {
     Request {
-        shared: vec!["shared one".to_string(), "shared two".to_string()],
+        shared: vec!["shared one".to_string(), "shared two".to_string()].into(),
         turns: vec![Turn::user("review this")],
         schema: Some(schema()),
         tools: Vec::new(),

@@ -145,7 +145,7 @@ pub(crate) struct Ctx<'a> {
     pub files: Vec<PartFile<'a>>,
     pub models: &'a Models,
     pub opts: &'a Options,
-    pub shared: Vec<String>,
+    pub shared: Arc<[String]>,
     /// What every session of this part was shown before its own turn: built when a
     /// finding first needs it (a part without findings never does).
     shown: std::sync::OnceLock<Shown>,
@@ -237,7 +237,7 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
         .into_iter()
         .map(|files| Ctx {
             input,
-            shared: vec![crate::prompt::shared_part(&files, &input.guidance, &input.fence)],
+            shared: vec![crate::prompt::shared_part(&files, &input.guidance, &input.fence)].into(),
             files,
             models,
             opts,
