@@ -112,7 +112,7 @@ pub fn globset(globs: impl IntoIterator<Item = impl AsRef<str>>) -> Result<GlobS
 }
 
 /// Why a path is not worth reviewing, if it is not.
-fn ignore_reason(path: &str, head: Option<&str>, sets: &[(GlobSet, &'static str)]) -> Option<&'static str> {
+fn ignore_reason(path: &str, head: Option<&str>, sets: &[(&GlobSet, &'static str)]) -> Option<&'static str> {
     if let Some((_, why)) = sets.iter().find(|(set, _)| set.is_match(path)) {
         return Some(why);
     }
@@ -128,11 +128,19 @@ pub fn classify(
     generated_globs: &[String],
     config: &GateConfig,
 ) -> Result<(Vec<(String, String)>, usize), String> {
+    // The built-in lists never change: compiled once, not on every call.
+    static BUILT_IN: std::sync::OnceLock<[(GlobSet, &'static str); 2]> = std::sync::OnceLock::new();
+    let built_in = BUILT_IN.get_or_init(|| {
+        let set = |globs: &[&str]| globset(globs).expect("built-in globs are valid");
+        [(set(&LOCKFILES), "lockfile"), (set(&VENDORED), "vendored")]
+    });
+    let generated = globset(generated_globs)?;
+    let configured = globset(&config.ignore)?;
     let sets = [
-        (globset(LOCKFILES)?, "lockfile"),
-        (globset(VENDORED)?, "vendored"),
-        (globset(generated_globs)?, "generated"),
-        (globset(&config.ignore)?, "ignored by [gate] ignore"),
+        (&built_in[0].0, built_in[0].1),
+        (&built_in[1].0, built_in[1].1),
+        (&generated, "generated"),
+        (&configured, "ignored by [gate] ignore"),
     ];
     let mut ignored = Vec::new();
     let mut changed_lines = 0;
