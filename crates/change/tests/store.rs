@@ -6,6 +6,22 @@ mod common;
 use common::Repo;
 use gauntlet_change::{ChangeError, Snapshot, git::Git};
 
+/// Run git in `dir` (not a [`Repo`]: a repository made some other way), panicking
+/// with its stderr on failure; returns stdout, trimmed.
+fn git_in(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// A clone of `origin`, `depth` commits deep on every branch.
+fn shallow_clone(origin: &Repo, depth: u32) -> tempfile::TempDir {
+    let clone = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", origin.path().display());
+    git_in(clone.path(), &["clone", "-q", "--depth", &depth.to_string(), "--no-single-branch", &url, "."]);
+    clone
+}
+
 /// Both routes over one repository.
 fn routes(repo: &Repo) -> (Git, Git) {
     let (fast, cli) = (repo.handle(), repo.handle().cli_only());
@@ -165,11 +181,7 @@ fn merge_bases_match_including_criss_cross_and_unrelated_histories() {
 fn a_repository_gitoxide_cannot_open_is_read_through_git() {
     // This build of gitoxide knows SHA-1 object ids only.
     let dir = tempfile::tempdir().unwrap();
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git").arg("-C").arg(dir.path()).args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let git = |args: &[&str]| git_in(dir.path(), args);
     git(&["init", "-q", "-b", "main", "--object-format=sha256"]);
     std::fs::write(dir.path().join("f.txt"), "one\n").unwrap();
     git(&["add", "f.txt"]);
@@ -196,14 +208,7 @@ fn a_shallow_clone_gets_git_s_answer_about_merge_bases() {
     origin.git(&["checkout", "-q", "main"]);
     origin.write("f.txt", "later\n");
     origin.commit("main moves on");
-    let clone = tempfile::tempdir().unwrap();
-    let url = format!("file://{}", origin.path().display());
-    let out = std::process::Command::new("git")
-        .args(["clone", "-q", "--depth", "1", "--no-single-branch", &url])
-        .arg(clone.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let clone = shallow_clone(&origin, 1);
     let fast = Git::discover(clone.path()).unwrap();
     let cli = fast.clone().cli_only();
     let [a, b] = fast.resolve_all(["origin/main", "origin/feature"]).unwrap();
@@ -394,14 +399,7 @@ fn a_merge_at_a_shallow_clone_s_cut_is_listed_as_git_lists_it() {
     origin.git(&["merge", "-q", "--no-edit", "-m", "Merge pull request #6 from acme/side", "side"]);
     origin.write("f.txt", "2\n");
     origin.commit("Bump serde from 1.0.1 to 1.0.2");
-    let clone = tempfile::tempdir().unwrap();
-    let url = format!("file://{}", origin.path().display());
-    let out = std::process::Command::new("git")
-        .args(["clone", "-q", "--depth", "2", "--no-single-branch", &url])
-        .arg(clone.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let clone = shallow_clone(&origin, 2);
     let fast = Git::discover(clone.path()).unwrap();
     let cli = fast.clone().cli_only();
     let [head, other] = fast.resolve_all(["HEAD", "origin/other"]).unwrap();
@@ -414,11 +412,7 @@ fn a_merge_at_a_shallow_clone_s_cut_is_listed_as_git_lists_it() {
 #[test]
 fn reftable_and_grafted_repositories_are_read_through_git() {
     let dir = tempfile::tempdir().unwrap();
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git").arg("-C").arg(dir.path()).args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    };
+    let git = |args: &[&str]| git_in(dir.path(), args);
     git(&["init", "-q", "-b", "main", "--ref-format=reftable"]);
     std::fs::write(dir.path().join("f.txt"), "one\n").unwrap();
     git(&["add", "f.txt"]);

@@ -28,6 +28,20 @@ fn run(change: &Change, pr: PrMeta, subjects: &[&str], already: bool, force: boo
     decide(&input, &GateConfig::default()).unwrap()
 }
 
+/// The gate on [`code`] with one commit subject, under `config`.
+fn decide_with(config: &GateConfig, subject: &str) -> Result<Decision, String> {
+    let subjects = vec![subject.to_string()];
+    let input = GateInput {
+        change: &code(),
+        pr: &PrMeta::default(),
+        commit_subjects: &subjects,
+        generated_globs: &[],
+        already_reviewed: false,
+        force: false,
+    };
+    decide(&input, config)
+}
+
 fn skip_reason(d: Decision) -> String {
     match d {
         Decision::Skip { reason } => reason,
@@ -188,17 +202,7 @@ package api
 fn a_bad_automated_subject_pattern_is_named() {
     let mut config = GateConfig::default();
     config.automated_subjects.push("^(release".into());
-    let pr = PrMeta::default();
-    let subjects = vec!["Bump serde from 1.0.1 to 1.0.2".to_string()];
-    let input = GateInput {
-        change: &code(),
-        pr: &pr,
-        commit_subjects: &subjects,
-        generated_globs: &[],
-        already_reviewed: false,
-        force: false,
-    };
-    let err = decide(&input, &config).unwrap_err();
+    let err = decide_with(&config, "Bump serde from 1.0.1 to 1.0.2").unwrap_err();
     assert!(err.contains("bad automated_subjects pattern `^(release`"), "{err}");
 }
 
@@ -208,15 +212,5 @@ fn automated_subject_patterns_too_large_to_share_a_set_still_work() {
         automated_subjects: (0..4).map(|i| format!(r"^Bump{i} \w{{60}}")).collect(),
         ..GateConfig::default()
     };
-    let pr = PrMeta::default();
-    let subjects = vec!["Fix the login check".to_string()];
-    let input = GateInput {
-        change: &code(),
-        pr: &pr,
-        commit_subjects: &subjects,
-        generated_globs: &[],
-        already_reviewed: false,
-        force: false,
-    };
-    assert!(matches!(decide(&input, &config), Ok(Decision::Review { .. })));
+    assert!(matches!(decide_with(&config, "Fix the login check"), Ok(Decision::Review { .. })));
 }
