@@ -129,12 +129,7 @@ impl Store {
         let tree = object(&repo, rev)?.peel_to_tree().ok()?;
         let mut out = Vec::with_capacity(paths.len());
         for path in paths {
-            let components: Vec<&[u8]> = path.as_bytes().split(|b| *b == b'/').collect();
-            // git reads `./x`, `../x` and the like relative to the current folder;
-            // only plain paths are looked up here.
-            if components.iter().any(|c| matches!(*c, b"" | b"." | b"..")) {
-                return None;
-            }
+            let components = plain_components(path)?;
             let entry = tree.lookup_entry(components.iter().copied()).ok()?;
             let blob = match entry {
                 Some(entry) if entry.mode().is_blob_or_symlink() => {
@@ -207,6 +202,7 @@ impl Store {
         let tip = object(&repo, rev)?.peel_to_commit().ok()?.id;
         let sorting = Sorting::ByCommitTimeCutoff { order: CommitTimeOrder::NewestFirst, seconds: since };
         let walk = repo.rev_walk([tip]).sorting(sorting).all().ok()?;
+        let paths: Vec<Vec<&[u8]>> = paths.iter().map(|p| plain_components(p)).collect::<Option<_>>()?;
         for (seen, info) in walk.enumerate() {
             if seen >= max {
                 return None;
@@ -221,8 +217,7 @@ impl Store {
             let tree = commit.tree().ok()?;
             let parents: Vec<gix::Tree<'_>> =
                 info.parent_ids().map(|p| p.object().ok()?.peel_to_tree().ok()).collect::<Option<_>>()?;
-            for path in paths {
-                let components: Vec<&[u8]> = path.as_bytes().split(|b| *b == b'/').collect();
+            for components in &paths {
                 let entry_id = |tree: &gix::Tree<'_>| -> Option<Option<gix::ObjectId>> {
                     Some(tree.lookup_entry(components.iter().copied()).ok()?.map(|e| e.object_id()))
                 };
@@ -239,6 +234,14 @@ impl Store {
         }
         Some(false)
     }
+}
+
+/// A path's components, when it is a plain path from the tree's root. git reads
+/// `./x`, `../x` and the like relative to the current folder, and `a//b` is its
+/// call too: `None` sends those to git.
+fn plain_components(path: &str) -> Option<Vec<&[u8]>> {
+    let components: Vec<&[u8]> = path.as_bytes().split(|b| *b == b'/').collect();
+    (!components.iter().any(|c| matches!(*c, b"" | b"." | b".."))).then_some(components)
 }
 
 /// The object a full object id names, looked up directly: rev-parse would first list

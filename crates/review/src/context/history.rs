@@ -225,14 +225,6 @@ mod tests {
 
     #[test]
     fn the_quick_look_accepts_every_message_flag_marks() {
-        let commit = |subject: &str, body: &str| LineCommit {
-            sha: "s".into(),
-            author: "a".into(),
-            time: 0,
-            subject: subject.into(),
-            body: body.into(),
-            patch: String::new(),
-        };
         // (raw message, git's %s, git's %b)
         for (raw, subject, body) in [
             ("Revert\n\"Add pagination\"\n", "Revert \"Add pagination\"", ""),
