@@ -12,6 +12,12 @@ use std::time::Duration;
 /// Ollama's OpenAI-compatible endpoint on this machine.
 pub const OLLAMA_BASE_URL: &str = "http://127.0.0.1:11434/v1";
 
+/// Why no provider can run: nothing configured, no key, no local server, and no
+/// embedded model built in.
+pub const NO_PROVIDER: &str = "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY \
+(or OPENAI_BASE_URL for a local server such as Ollama), pass --provider NAME --model NAME, \
+or set [models] in gauntlet.toml (run `gauntlet init` for a commented example)";
+
 /// What runs when nothing is configured and no key is set: an Ollama answering on
 /// 127.0.0.1:11434 with a model pulled, else the embedded model (default smollm2).
 pub fn fallback() -> Result<ModelSpec> {
@@ -21,7 +27,7 @@ pub fn fallback() -> Result<ModelSpec> {
     if cfg!(feature = "local") {
         return Ok(ModelSpec { provider: "local".into(), model: "smollm2".into() });
     }
-    anyhow::bail!(crate::providers::NO_PROVIDER)
+    anyhow::bail!(NO_PROVIDER)
 }
 
 /// The first model a local Ollama lists, if one answers within a moment.

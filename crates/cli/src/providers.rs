@@ -23,10 +23,6 @@ pub struct Recording {
     pub misses: Arc<Mutex<Vec<String>>>,
 }
 
-pub const NO_PROVIDER: &str = "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY \
-(or OPENAI_BASE_URL for a local server such as Ollama), pass --provider NAME --model NAME, \
-or set [models] in gauntlet.toml (run `gauntlet init` for a commented example)";
-
 /// The model of every tier: as configured, or (nothing configured and no key) a
 /// local Ollama, else the embedded model.
 pub fn specs(settings: &Settings) -> Result<BTreeMap<Tier, ModelSpec>> {

@@ -6,11 +6,7 @@ use crate::finding::Finding;
 use crate::shown::{Shown, normalize};
 use gauntlet_change::Change;
 
-/// What grounding needs to know about the repository at head.
-pub trait HeadFiles {
-    /// Number of lines of `path` at head, or `None` when it is not a file there.
-    fn line_count(&self, path: &str) -> Option<u32>;
-}
+pub use crate::repo::HeadFiles;
 
 /// Slack, in lines, around a location when looking for its evidence.
 pub const SLACK: u32 = 3;

@@ -6,7 +6,8 @@
 
 use crate::fence::Fence;
 use crate::guidance::Guidance;
-use crate::pipeline::PartFile;
+pub use crate::listing::numbered;
+use crate::part::PartFile;
 use gauntlet_change::{Change, ChangedFile, FileStatus, LineKind};
 use minijinja::{Environment, context};
 use serde::Serialize;
@@ -55,31 +56,6 @@ fn status_name(s: FileStatus) -> &'static str {
         FileStatus::Renamed => "renamed",
         FileStatus::Copied => "copied",
     }
-}
-
-/// Text lines numbered for reference: `   12 | code`.
-pub fn numbered(start: u32, lines: impl IntoIterator<Item = impl AsRef<str>>) -> String {
-    let mut out = String::new();
-    for (i, line) in lines.into_iter().enumerate() {
-        // `{:>5} | ` by hand: this runs for every line of every shown file.
-        let mut digits = [b' '; 20];
-        let mut n = start as usize + i;
-        let mut at = digits.len();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        let from = at.min(digits.len() - 5);
-        out.push_str(std::str::from_utf8(&digits[from..]).expect("ASCII digits"));
-        out.push_str(" | ");
-        out.push_str(line.as_ref());
-        out.push('\n');
-    }
-    out
 }
 
 fn diff_text(file: &ChangedFile) -> String {
@@ -163,7 +139,7 @@ pub fn finder(name: &str, description: &str, body: &str, max_findings: usize) ->
 
 /// A reviewer's gathered context, fenced block by block, to append to its turn.
 /// Empty when there is none, so reviewers without context get the bare turn.
-pub fn reviewer_context(blocks: &[&crate::context::Block], fence: &Fence) -> String {
+pub fn reviewer_context(blocks: &[&crate::context::block::Block], fence: &Fence) -> String {
     if blocks.is_empty() {
         return String::new();
     }
@@ -173,8 +149,8 @@ pub fn reviewer_context(blocks: &[&crate::context::Block], fence: &Fence) -> Str
     render("context", context! { kinds => kinds.join("; "), blocks => text })
 }
 
-fn describe_kind(kind: crate::context::ContextKind) -> &'static str {
-    use crate::context::ContextKind::*;
+fn describe_kind(kind: crate::context::block::ContextKind) -> &'static str {
+    use crate::context::block::ContextKind::*;
     match kind {
         History => "the commits that touched the changed lines",
         Feedback => "review comments left on earlier pull requests for these files",
@@ -205,23 +181,4 @@ pub fn tools(max_steps: u32, validator: bool) -> String {
 /// The last turn of a session that asked for tools after its step limit.
 pub fn step_limit(max_steps: u32) -> String {
     render("step_limit", context! { max_steps })
-}
-
-#[cfg(test)]
-mod numbering_tests {
-    use super::numbered;
-
-    #[test]
-    fn numbers_are_right_aligned_in_five_columns_and_grow_past_them() {
-        for start in [1u32, 9, 10, 99_998, 99_999, 100_000, 123_456_789, u32::MAX - 1] {
-            let got = numbered(start, ["a", "", "  b"]);
-            let want: String = ["a", "", "  b"]
-                .iter()
-                .enumerate()
-                .map(|(i, l)| format!("{:>5} | {l}\n", start as usize + i))
-                .collect();
-            assert_eq!(got, want, "start {start}");
-        }
-        assert_eq!(numbered(7, Vec::<&str>::new()), "");
-    }
 }

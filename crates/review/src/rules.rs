@@ -9,7 +9,7 @@
 pub mod draft;
 pub mod lock;
 
-use crate::context::{Block, ContextKind};
+use crate::context::block::{Block, ContextKind};
 use gauntlet_model::Tier;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;

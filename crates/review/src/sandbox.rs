@@ -8,7 +8,7 @@
 //! snapshot under review (a commit's tree, the index, or the working tree), never
 //! whatever happens to be on disk for a commit.
 
-use crate::pipeline::RepoRead;
+use crate::repo::RepoRead;
 
 /// Bounds of one session's tool use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,7 +150,7 @@ fn is_git_dir(part: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ground::HeadFiles;
+    use crate::repo::HeadFiles;
     use std::collections::BTreeMap;
 
     #[derive(Default)]

@@ -318,8 +318,8 @@ fn push_merged(out: &mut Vec<Turn>, user: bool, text: String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ground::HeadFiles;
-    use crate::pipeline::RepoRead;
+    use crate::repo::HeadFiles;
+    use crate::repo::RepoRead;
     use std::collections::BTreeMap;
 
     struct Repo(BTreeMap<String, String>);

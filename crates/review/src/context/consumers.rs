@@ -7,7 +7,7 @@
 
 use super::shape::{Term, hunk_is_shape, is_shape_file, strongest, terms, variants};
 use super::{Block, CodeRange, ContextError, ContextKind, Gathered, Sources};
-use crate::prompt::numbered;
+use crate::listing::numbered;
 use gauntlet_change::ChangedFile;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};

@@ -13,72 +13,20 @@
 //! fix in the lines' past, or a contract reviewer with no changed shape, has nothing
 //! to work with and would only add cost and noise.
 
+pub mod block;
 pub mod consumers;
 pub mod feedback;
 pub mod history;
 pub mod shape;
 pub mod tokens;
 
-use crate::pipeline::RepoRead;
+pub use block::{Block, CodeRange, ContextKind};
+
+use crate::repo::RepoRead;
 use crate::rules::Reviewer;
 use crate::shown::Shown;
 use gauntlet_change::{Change, ChangeError, git::Git};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-/// A kind of context a rule may ask for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ContextKind {
-    /// Commits that touched the changed lines within the history window.
-    History,
-    /// Review comments on earlier pull requests touching the changed files.
-    Feedback,
-    /// Files that use the names (fields, types, routes) a changed shape defines.
-    Consumers,
-    /// The configured design-token files, and literals that equal a token.
-    Tokens,
-}
-
-impl ContextKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ContextKind::History => "history",
-            ContextKind::Feedback => "feedback",
-            ContextKind::Consumers => "consumers",
-            ContextKind::Tokens => "tokens",
-        }
-    }
-}
-
-/// Lines of a file at head that a block shows, recorded in the session's shown record.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CodeRange {
-    pub path: String,
-    pub start: u32,
-    pub lines: Vec<String>,
-}
-
-/// One fenced block of gathered context.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Block {
-    pub kind: ContextKind,
-    /// The fence label: what the block is ("consumer web/src/api.ts").
-    pub label: String,
-    pub text: String,
-    /// Changed files the block is about. A part of a split change gets the blocks of
-    /// its own files; an empty list means every part.
-    pub about: Vec<String>,
-    /// Head code the block shows, for grounding.
-    pub code: Vec<CodeRange>,
-}
-
-impl Block {
-    /// Whether a part holding `paths` should see this block.
-    pub fn concerns<'a>(&self, mut paths: impl Iterator<Item = &'a str>) -> bool {
-        self.about.is_empty() || paths.any(|p| self.about.iter().any(|a| a == p))
-    }
-}
 
 /// Record what `blocks` show of head code.
 pub fn shown_of<'a>(blocks: impl IntoIterator<Item = &'a Block>) -> Shown {

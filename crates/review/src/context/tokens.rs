@@ -3,7 +3,7 @@
 //! equals a token's value, found by code so the reviewer does not have to.
 
 use super::{Block, CodeRange, ContextError, ContextKind, Gathered, Sources};
-use crate::prompt::numbered;
+use crate::listing::numbered;
 use gauntlet_change::LineKind;
 use regex::Regex;
 use std::collections::BTreeMap;

@@ -4,6 +4,7 @@
 //! its hunks (with their context lines); a file whose hunks alone do not fit is
 //! not reviewed, and the report says so. Nothing is cut silently.
 
+use crate::part::PartFile;
 use crate::review::NotReviewed;
 use gauntlet_change::{Change, ChangedFile};
 
@@ -23,31 +24,6 @@ fn hunks_cost(f: &ChangedFile) -> usize {
     let (chars, count) = lines.fold((0, 0), |(c, n), l| (c + l.text.len() + 1, n + 1));
     tokens(chars, count) + 32
 }
-
-/// A file as one part shows it: whole (with its head text, when it has one), or
-/// reduced to its hunks. Borrowed from the change: splitting copies no text.
-#[derive(Clone, Copy, Debug)]
-pub struct PartFile<'a> {
-    pub file: &'a ChangedFile,
-    pub whole: bool,
-}
-
-impl<'a> PartFile<'a> {
-    pub fn path(&self) -> &'a str {
-        self.file.diff.path()
-    }
-    /// The head text this part shows.
-    pub fn head_text(&self) -> Option<&'a str> {
-        if self.whole { self.file.head_text.as_deref() } else { None }
-    }
-    /// Why the head text is not shown, when it is not.
-    pub fn unshown_reason(&self) -> Option<&'a str> {
-        if self.whole { self.file.unreadable.as_deref() } else { Some(REDUCED) }
-    }
-}
-
-/// Why a reduced file's content is not shown.
-pub const REDUCED: &str = "too large to show whole; only its hunks are shown";
 
 /// Split `change` into parts of at most `budget` estimated tokens each.
 pub fn plan(change: &Change, budget: usize) -> (Vec<Vec<PartFile<'_>>>, Vec<NotReviewed>) {

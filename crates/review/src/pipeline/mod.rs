@@ -7,18 +7,17 @@ mod ask;
 mod budget;
 mod chunk;
 mod find;
-mod head;
 mod validate;
 
+pub use crate::part::PartFile;
+pub use crate::repo::{RepoHead, RepoRead};
 pub use budget::{Budget, Deadline, Ledger, Reservation};
-pub use chunk::PartFile;
-pub use head::RepoHead;
 
 use crate::adjudicate::adjudicate;
 use crate::contract::{RawFinding, VerdictKind};
 use crate::fence::Fence;
 use crate::finding::{DropReason, Dropped, Finding, Judged};
-use crate::ground::{HeadFiles, ground};
+use crate::ground::ground;
 use crate::guidance::Guidance;
 use crate::review::{Gap, NotReviewed, Published, Review, SCHEMA_VERSION, StepUsage};
 use crate::rules::Reviewer;
@@ -113,25 +112,6 @@ pub struct Input<'a> {
     pub head: &'a dyn RepoRead,
     pub rules_version: String,
     pub fence: Fence,
-}
-
-/// Reading the repository at head: what grounding and validator context need.
-pub trait RepoRead: HeadFiles + Send + Sync {
-    /// Full text of `path` at head, if it is a text file there.
-    fn text(&self, path: &str) -> Option<String>;
-    /// Every file path at head, sorted: what tool listings and searches see. A
-    /// snapshot's listing already leaves out what .gitignore excludes.
-    fn files(&self) -> Vec<&str> {
-        Vec::new()
-    }
-    /// The target stored by the symbolic link at `path`, when it is one.
-    fn link_target(&self, _path: &str) -> Option<String> {
-        None
-    }
-    /// The texts of many files, in order (one git process where the snapshot allows).
-    fn texts(&self, paths: &[&str]) -> Vec<Option<String>> {
-        paths.iter().map(|p| self.text(p)).collect()
-    }
 }
 
 /// Tokens kept free of change text (instructions, a reviewer's or validator's turn,

@@ -104,11 +104,11 @@ fn region(ctx: &Ctx<'_>, f: &Finding, with_tools: bool) -> (String, Shown) {
     }
     let slice = &lines[(start - 1) as usize..end as usize];
     shown.add_range(&f.location.path, start, slice);
-    let mut text = format!("{}:\n{}", f.location.path, crate::prompt::numbered(start, slice));
+    let mut text = format!("{}:\n{}", f.location.path, crate::listing::numbered(start, slice));
     for range in reviewer_code(ctx, f) {
         let lines: Vec<&str> = range.lines.iter().map(String::as_str).collect();
         shown.add_range(&range.path, range.start, &lines);
-        text.push_str(&format!("\n{}:\n{}", range.path, crate::prompt::numbered(range.start, &lines)));
+        text.push_str(&format!("\n{}:\n{}", range.path, crate::listing::numbered(range.start, &lines)));
     }
     (text, shown)
 }

@@ -1,7 +1,6 @@
 //! [`RepoRead`] over a git snapshot.
 
-use super::RepoRead;
-use crate::ground::HeadFiles;
+use super::{HeadFiles, RepoRead};
 use crate::secrets::Masker;
 use gauntlet_change::{Change, ChangeError, Snapshot, git::Git};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
