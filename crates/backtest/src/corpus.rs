@@ -17,7 +17,13 @@
 //! [[also_real]]             # human-confirmed extra bugs: count for precision only
 //! location = "sync/export.py:60"
 //! description = "..."
+//!
+//! decoys = ["sync/metrics.py"]  # optional: files that share words, not symbols, with
+//!                               # the change; related code gathered for it must skip them
 //! ```
+//!
+//! Top-level keys such as `decoys` must come before the first `[[defects]]` table,
+//! as TOML requires.
 
 use gauntlet_review::contract::Location;
 use serde::{Deserialize, Serialize};
@@ -86,6 +92,8 @@ struct CaseToml {
     defects: Vec<DefectToml>,
     #[serde(default)]
     also_real: Vec<AlsoRealToml>,
+    #[serde(default)]
+    decoys: Vec<String>,
 }
 
 /// A defect the case is known to contain.
@@ -121,6 +129,11 @@ pub struct Case {
     pub kind: Kind,
     pub defects: Vec<Defect>,
     pub also_real: Vec<AlsoReal>,
+    /// Head files that mention the change's words (a local variable, a comment, a
+    /// same-named member of another type) without using what it changes: code
+    /// gathered as related to the change should leave them out. Empty unless the
+    /// case names some.
+    pub decoys: Vec<String>,
 }
 
 /// Every case under `root`, sorted by name. A folder without a `case.toml` is not a
@@ -172,6 +185,7 @@ pub fn load_case(dir: &Path) -> Result<Case, CorpusError> {
             return Err(invalid(format!("`{field}` is empty")));
         }
     }
+    check_decoys(&raw.decoys, &defects).map_err(invalid)?;
     Ok(Case {
         name: dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         dir: dir.to_path_buf(),
@@ -182,7 +196,24 @@ pub fn load_case(dir: &Path) -> Result<Case, CorpusError> {
         kind: raw.kind,
         defects,
         also_real,
+        decoys: raw.decoys,
     })
+}
+
+/// A decoy is a plain file path, and never a place that proves a defect.
+fn check_decoys(decoys: &[String], defects: &[Defect]) -> Result<(), String> {
+    for decoy in decoys {
+        if decoy.trim().is_empty() || Location::parse(decoy).is_some() {
+            return Err(format!("decoys: `{decoy}` should be a file path with no line number"));
+        }
+        let proves = defects.iter().flat_map(|d| std::iter::once(&d.at).chain(&d.also)).any(|l| &l.path == decoy);
+        if proves {
+            return Err(format!(
+                "decoys: `{decoy}` is also a defect's path or `also` location; a decoy must not prove a defect"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn defect(d: &DefectToml) -> Result<Defect, String> {
@@ -259,6 +290,33 @@ mod tests {
             "{HEAD}kind = \"escape\"\n[[defects]]\npath = \"a\"\nlines = 2\ndescription = \"d\"\nalso = [\"b.js\"]\n"
         );
         assert!(case_with(&bad_also).unwrap_err().to_string().contains("`b.js` is not path:LINE"));
+    }
+
+    #[test]
+    fn decoys_are_optional_and_kept_when_named() {
+        let plain = case_with(&format!("{HEAD}kind = \"clean\"\n")).unwrap();
+        assert!(plain.decoys.is_empty(), "a case without decoys still loads");
+        let toml = format!(
+            "{HEAD}kind = \"escape\"\ndecoys = [\"ops/health.py\", \"web/copy.js\"]\n\
+             [[defects]]\npath = \"a.py\"\nlines = 3\ndescription = \"d\"\nalso = [\"b.py:7\"]\n"
+        );
+        assert_eq!(case_with(&toml).unwrap().decoys, ["ops/health.py", "web/copy.js"]);
+    }
+
+    #[test]
+    fn a_decoy_that_proves_a_defect_or_names_a_line_is_refused() {
+        let with = |decoys: &str| {
+            format!(
+                "{HEAD}kind = \"escape\"\ndecoys = [{decoys}]\n\
+                 [[defects]]\npath = \"a.py\"\nlines = 3\ndescription = \"d\"\nalso = [\"b.py:7\"]\n"
+            )
+        };
+        let err = case_with(&with("\"b.py\"")).unwrap_err().to_string();
+        assert!(err.contains("`b.py` is also a defect's path"), "{err}");
+        let err = case_with(&with("\"a.py\"")).unwrap_err().to_string();
+        assert!(err.contains("`a.py` is also a defect's path"), "{err}");
+        let err = case_with(&with("\"c.py:4\"")).unwrap_err().to_string();
+        assert!(err.contains("`c.py:4` should be a file path with no line number"), "{err}");
     }
 
     #[test]
