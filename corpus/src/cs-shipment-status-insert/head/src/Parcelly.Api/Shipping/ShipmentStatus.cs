@@ -1,0 +1,12 @@
+namespace Parcelly.Api.Shipping;
+
+/// <summary>Where a parcel is on its way to the recipient.</summary>
+public enum ShipmentStatus
+{
+    Created,
+    AwaitingPickup,
+    InTransit,
+    OutForDelivery,
+    Delivered,
+    Returned,
+}
