@@ -93,3 +93,60 @@ fn every_bundle_holds_its_sources_and_every_defect_points_at_changed_head_lines(
         }
     }
 }
+
+/// The case whose base a case's sources use (its own, or the one `same_base_as` names).
+fn base_of(name: &str) -> String {
+    let src = corpus_dir().join("src").join(name);
+    std::fs::read_to_string(src.join("same_base_as")).map_or_else(|_| name.to_string(), |s| s.trim().to_string())
+}
+
+/// Escapes that name decoys are the cross-file cases: the change is shown, the
+/// proof lives in a file it did not touch.
+#[test]
+fn cross_file_escapes_are_proven_by_untouched_files_and_have_clean_mirrors() {
+    let cases = cases();
+    let cross: Vec<&Case> = cases.iter().filter(|c| c.kind == Kind::Escape && !c.decoys.is_empty()).collect();
+    assert!(cross.len() >= 6, "{} cross-file escapes", cross.len());
+    for case in &cross {
+        let repo = checkout(&case.repo, &case.base, &case.head).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let target = Target::Range { base: case.base.clone(), head: Some(case.head.clone()) };
+        let change = gauntlet_change::acquire(&repo.git, &target).unwrap();
+        let head = expected_head(&case.name);
+        for also in case.defects.iter().flat_map(|d| &d.also) {
+            assert!(change.file(&also.path).is_none(), "{}: also {also} is in a changed file", case.name);
+            let lines = head[&also.path].lines().count() as u32;
+            assert!(also.end <= lines, "{}: also {also} is past the end of the file", case.name);
+        }
+        let mirror = cases.iter().find(|c| c.kind == Kind::Clean && base_of(&c.name) == base_of(&case.name));
+        assert!(mirror.is_some(), "{}: no clean case shares its base", case.name);
+    }
+}
+
+#[test]
+fn decoys_exist_at_head_and_the_change_leaves_them_alone() {
+    for case in cases().iter().filter(|c| !c.decoys.is_empty()) {
+        let repo = checkout(&case.repo, &case.base, &case.head).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let target = Target::Range { base: case.base.clone(), head: Some(case.head.clone()) };
+        let change = gauntlet_change::acquire(&repo.git, &target).unwrap();
+        let head = expected_head(&case.name);
+        for decoy in &case.decoys {
+            assert!(head.contains_key(decoy), "{}: decoy {decoy} is not in the head", case.name);
+            assert!(change.file(decoy).is_none(), "{}: decoy {decoy} is changed", case.name);
+        }
+    }
+}
+
+/// Related code is cut to a quarter of the context. At a 32k-token context that
+/// is 8k tokens; a repository whose head alone is larger cannot be shown whole,
+/// so its related code has to be chosen.
+#[test]
+fn one_cross_file_case_is_larger_than_a_related_code_budget() {
+    const BUDGET_TOKENS: usize = 32_768 / 4;
+    let largest = cases()
+        .into_iter()
+        .filter(|c| c.kind == Kind::Escape && !c.decoys.is_empty())
+        .map(|c| (expected_head(&c.name).values().map(|t| t.len() / 4).sum::<usize>(), c.name))
+        .max()
+        .unwrap();
+    assert!(largest.0 > BUDGET_TOKENS, "the largest cross-file case, {}, is about {} tokens", largest.1, largest.0);
+}

@@ -1,0 +1,3 @@
+module example.com/stockd
+
+go 1.22
