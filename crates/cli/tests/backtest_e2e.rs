@@ -22,7 +22,7 @@ fn scripts() -> Vec<Script> {
     );
     found.claim = Some("save_cursor(db, 0)");
     // The single-pass baseline answers the same for every case: one finding in a file
-    // only one case has, so it is a true positive once and a false positive eleven times.
+    // only one case has, so it is a true positive once and a false positive on every other case.
     let naive = Script {
         step: "find",
         reviewer: None,
@@ -53,17 +53,17 @@ async fn backtest_of_the_sample_corpus_scores_both_sides() {
     let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
     assert_eq!(code, 0, "stderr: {stderr}\nstdout: {stdout}");
     let report: Value = serde_json::from_str(&stdout).expect("one JSON object");
-    assert_eq!(report["cases"].as_array().unwrap().len(), 12);
+    assert_eq!(report["cases"].as_array().unwrap().len(), 24);
     assert_eq!(report["failed"], 0);
     let g = &report["gauntlet"];
     assert_eq!((g["published"].as_u64(), g["true_positives"].as_u64()), (Some(1), Some(1)));
     assert_eq!(g["precision"], 1.0);
-    assert_eq!((g["caught"].as_u64(), g["defects"].as_u64()), (Some(1), Some(6)));
-    assert_eq!((g["silent_clean"].as_u64(), g["clean_cases"].as_u64()), (Some(6), Some(6)));
+    assert_eq!((g["caught"].as_u64(), g["defects"].as_u64()), (Some(1), Some(12)));
+    assert_eq!((g["silent_clean"].as_u64(), g["clean_cases"].as_u64()), (Some(12), Some(12)));
     let b = &report["baseline"];
-    assert_eq!((b["published"].as_u64(), b["true_positives"].as_u64()), (Some(12), Some(1)));
-    assert_eq!(b["false_positives"], 11);
-    assert_eq!(report["comparison"]["fp_reduction"], 1.0, "no false positive against eleven");
+    assert_eq!((b["published"].as_u64(), b["true_positives"].as_u64()), (Some(24), Some(1)));
+    assert_eq!(b["false_positives"], 23);
+    assert_eq!(report["comparison"]["fp_reduction"], 1.0, "no false positive against twenty-three");
     assert_eq!(report["comparison"]["recall_change"], 0.0);
     assert!(stderr.contains("py-sync-cursor-reset: 1 published, 1/1 known defect(s) caught"), "{stderr}");
     // Reviewers get the context they ask for, as in `gauntlet review`: the contract
