@@ -150,3 +150,16 @@ fn one_cross_file_case_is_larger_than_a_related_code_budget() {
         .unwrap();
     assert!(largest.0 > BUDGET_TOKENS, "the largest cross-file case, {}, is about {} tokens", largest.1, largest.0);
 }
+
+/// Finders see the commit message as the author's stated intent; a message that
+/// named the file proving the defect would hand them the answer.
+#[test]
+fn cross_file_messages_do_not_point_at_the_proof() {
+    for case in cases().iter().filter(|c| c.kind == Kind::Escape && !c.decoys.is_empty()) {
+        let message = std::fs::read_to_string(corpus_dir().join("src").join(&case.name).join("message")).unwrap();
+        for also in case.defects.iter().flat_map(|d| &d.also) {
+            let file = also.path.rsplit('/').next().unwrap();
+            assert!(!message.contains(file), "{}: the message names {file}", case.name);
+        }
+    }
+}
