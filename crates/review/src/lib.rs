@@ -24,6 +24,7 @@ pub mod guidance;
 pub mod listing;
 pub mod part;
 pub mod pipeline;
+pub mod progress;
 pub mod prompt;
 pub mod repo;
 pub mod review;

@@ -86,8 +86,10 @@ pub(crate) async fn call(ctx: &Ctx<'_>, req: &Request) -> Result<Response, Failu
         Ok(resp) => {
             let u = resp.usage;
             let tokens = u.input + u.cache_read + u.cache_write + u.output;
-            ctx.ledger.settle(reservation, tokens, ctx.cost(req.tier, &u).unwrap_or(0.0));
+            let cost = ctx.cost(req.tier, &u);
+            ctx.ledger.settle(reservation, tokens, cost.unwrap_or(0.0));
             ctx.record_usage(&req.step, req.tier, u, wall_ms);
+            ctx.opts.progress.event(&crate::progress::Event::Usage { tokens, cost });
             Ok(resp)
         }
         Err(e) => {

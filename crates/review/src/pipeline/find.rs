@@ -3,6 +3,7 @@
 use super::Ctx;
 use super::ask::ask;
 use crate::contract::{RawFinding, cap_findings, findings_schema, parse_findings};
+use crate::progress::{Counter, Event, FIND};
 use crate::rules::Reviewer;
 use crate::shown::Shown;
 use futures::StreamExt;
@@ -41,10 +42,13 @@ pub(crate) async fn run_all(ctxs: &[Ctx<'_>]) -> Vec<FindOutcome> {
         })
         .collect();
     let concurrency = ctxs.first().map_or(1, |c| c.opts.concurrency.max(1));
+    let progress = ctxs.first().map(|c| c.opts.progress.clone()).unwrap_or_default();
+    progress.event(&Event::StepStarted { step: FIND, total: units.len() });
+    let counter = Counter::new(units.len());
     let gates = warm_up_gates(ctxs, &units);
     let mut outcomes: Vec<(usize, FindOutcome)> = futures::stream::iter(units.into_iter().enumerate())
         .map(|(i, (part, r))| {
-            let gate = &gates[i];
+            let (gate, counter, progress) = (&gates[i], &counter, &progress);
             async move {
                 let outcome = match gate {
                     Some((true, open)) => {
@@ -64,12 +68,15 @@ pub(crate) async fn run_all(ctxs: &[Ctx<'_>]) -> Vec<FindOutcome> {
                     }
                     None => run_one(&ctxs[part], part, r).await,
                 };
+                let (done, total, answered) = (counter.tick(), counter.total, outcome.result.is_ok());
+                progress.event(&Event::FinderDone { reviewer: &r.name, done, total, answered });
                 (i, outcome)
             }
         })
         .buffer_unordered(concurrency)
         .collect()
         .await;
+    progress.event(&Event::StepFinished { step: FIND });
     // Concurrency must not change the result: restore reviewer order.
     outcomes.sort_by_key(|(i, _)| *i);
     outcomes.into_iter().map(|(_, o)| o).collect()

@@ -75,6 +75,8 @@ pub struct Options {
     pub reviewer_tools: bool,
     /// When the whole run must end (`--timeout`); `None`: no limit.
     pub deadline: Option<Deadline>,
+    /// Who hears of the run's progress (steps, units done, usage); nobody by default.
+    pub progress: crate::progress::Observer,
 }
 
 impl Options {
@@ -99,6 +101,7 @@ impl Default for Options {
             tools: crate::sandbox::Limits::default(),
             reviewer_tools: false,
             deadline: None,
+            progress: crate::progress::Observer::default(),
         }
     }
 }

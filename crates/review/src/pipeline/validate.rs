@@ -10,6 +10,7 @@ use crate::contract::{Verdict, VerdictKind, parse_verdict, verdict_schema};
 use crate::enclosing::enclosing;
 use crate::finding::{Finding, Judged};
 use crate::ground::check_disproof;
+use crate::progress::{Counter, Event, REVALIDATE, VALIDATE};
 use crate::review::{Gap, Review};
 use crate::shown::Shown;
 use crate::tools::Toolbox;
@@ -71,11 +72,24 @@ pub(crate) async fn run_all(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], rev
 
 async fn pass(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], strict: bool) -> Vec<Result<Judged, Failure>> {
     let concurrency = ctxs.first().map_or(1, |c| c.opts.concurrency.max(1));
+    let progress = ctxs.first().map(|c| c.opts.progress.clone()).unwrap_or_default();
+    let step = if strict { REVALIDATE } else { VALIDATE };
+    progress.event(&Event::StepStarted { step, total: grounded.len() });
+    let counter = Counter::new(grounded.len());
     let mut out: Vec<(usize, Result<Judged, Failure>)> = futures::stream::iter(grounded.iter().enumerate())
-        .map(|(i, (part, f))| async move { (i, one(&ctxs[*part], f, strict).await) })
+        .map(|(i, (part, f))| {
+            let (counter, progress) = (&counter, &progress);
+            async move {
+                let result = one(&ctxs[*part], f, strict).await;
+                let (done, total, judged) = (counter.tick(), counter.total, result.is_ok());
+                progress.event(&Event::ValidationDone { done, total, judged });
+                (i, result)
+            }
+        })
         .buffer_unordered(concurrency)
         .collect()
         .await;
+    progress.event(&Event::StepFinished { step });
     out.sort_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, r)| r).collect()
 }
