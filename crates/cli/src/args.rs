@@ -15,6 +15,9 @@ pub struct Cli {
     /// Use this config file instead of `gauntlet.toml` at the repository root.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Print nothing but the report (and errors): no progress, notes or skip lines on stderr.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }

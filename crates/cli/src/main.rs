@@ -17,6 +17,7 @@ mod interrupt;
 mod offline;
 mod pr;
 mod pr_url;
+mod progress;
 mod providers;
 mod ruleset;
 mod settings;
@@ -29,6 +30,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    progress::init(progress::Mode::choose(cli.quiet, &env_var, std::io::stderr().is_terminal()));
     #[cfg(feature = "local")]
     gauntlet_local::ensure_passive_openmp();
     if matches!(cli.command, args::Command::Review(_) | args::Command::Ci(_) | args::Command::Fix(_)) {

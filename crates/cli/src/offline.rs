@@ -68,12 +68,12 @@ pub fn local(spec: &ModelSpec, settings: &Settings, env: &Env) -> Result<Arc<dyn
             let dir = models::models_dir(env);
             let path = dir.join(known.file);
             if !path.is_file() {
-                eprintln!(
+                crate::progress::say!(
                     "gauntlet: first offline run: fetching the {} model ({} MB)",
                     known.name,
                     known.size / 1_000_000
                 );
-                models::pull(&known, &dir, &mut |line| eprintln!("gauntlet: {line}"))?;
+                models::pull(&known, &dir, &mut |line| crate::progress::say!("gauntlet: {line}"))?;
             }
             LocalConfig { label: known.name.into(), ..LocalConfig::new(path) }
         }

@@ -83,7 +83,7 @@ pub fn apply(git: &Git, args: &ReviewArgs, env: &Env) -> Result<ReviewArgs> {
     for (what, sha, fallback) in [("base", &info.base, None), ("head", &info.head, Some(&info.head_ref))] {
         ensure(git, what, sha, fallback.map(String::as_str))?;
     }
-    eprintln!(
+    crate::progress::say!(
         "gauntlet: pull request {url}: reviewing {}..{} (print-only)",
         &info.base[..12.min(info.base.len())],
         &info.head[..12.min(info.head.len())]

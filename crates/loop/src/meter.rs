@@ -5,6 +5,7 @@ use crate::converge::ExitReason;
 use gauntlet_model::{Request, Tier, Turn, Usage};
 use gauntlet_review::cost::Prices;
 use gauntlet_review::pipeline::{Budget, Deadline, Ledger, Models};
+use gauntlet_review::progress::{Event, Observer};
 use gauntlet_review::review::StepUsage;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -44,11 +45,29 @@ pub struct Meter {
     prices: Prices,
     ledger: Ledger,
     usage: Mutex<BTreeMap<(String, Tier), StepUsage>>,
+    /// Who hears of the calls paid for and the loops ended; nobody by default.
+    progress: Observer,
 }
 
 impl Meter {
     pub fn new(models: Models, prices: Prices, budget: Budget) -> Meter {
-        Meter { models, prices, ledger: Ledger::new(budget), usage: Mutex::new(BTreeMap::new()) }
+        Meter {
+            models,
+            prices,
+            ledger: Ledger::new(budget),
+            usage: Mutex::new(BTreeMap::new()),
+            progress: Observer::default(),
+        }
+    }
+
+    /// The same meter, reporting usage and ended loops to `progress`.
+    pub fn with_progress(mut self, progress: Observer) -> Meter {
+        self.progress = progress;
+        self
+    }
+
+    pub fn progress(&self) -> &Observer {
+        &self.progress
     }
 
     /// The same meter, also holding every call to `deadline` (`--timeout`): past
@@ -98,6 +117,7 @@ impl Meter {
                 self.ledger.settle(reservation, tokens, cost.unwrap_or(0.0));
                 self.record(&req.step, req.tier, u, cost, wall_ms);
                 spent.add(tokens, cost);
+                self.progress.event(&Event::Usage { tokens, cost });
                 Ok(resp.json)
             }
             Err(e) => {

@@ -3,6 +3,7 @@
 //! `review`, it only prints: nothing in it can reach a code host.
 
 use crate::args::{BacktestArgs, ReviewArgs};
+use crate::progress::{Cases, say};
 use crate::providers::{self, Recording};
 use crate::settings::{Env, ModelSpec, Settings};
 use anyhow::{Context, Result, bail};
@@ -82,6 +83,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         tools: settings.tool_limits(),
         reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(false),
         deadline: None,
+        progress: Default::default(),
     };
     let provider = models.label(Tier::Standard);
     let deep_settings = settings.clone();
@@ -105,14 +107,16 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         jobs: args.jobs,
         fence: None,
     };
-    eprintln!(
+    say!(
         "gauntlet: backtest of {} case(s) in {} on {provider}{}",
         cases.len(),
         corpus_dir.display(),
         if args.baseline { ", with the single-pass baseline" } else { "" }
     );
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let results = run_all(&cases, &setup, runtime.handle(), &progress);
+    let shown = Cases::start(cases.len());
+    let results = run_all(&cases, &setup, runtime.handle(), &|case| shown.finished(&case_line(case)));
+    drop(shown);
     let meta = Meta {
         corpus: args.corpus.display().to_string(),
         provider: provider.clone(),
@@ -172,14 +176,14 @@ fn case_models(
     }))
 }
 
-/// One line per finished case on stderr, so a long run shows its progress.
-fn progress(case: &CaseResult) {
+/// What a finished case's progress line says after its count.
+fn case_line(case: &CaseResult) -> String {
     match (&case.error, &case.gauntlet) {
-        (Some(e), _) => eprintln!("gauntlet: {}: failed: {e}", case.name),
-        (None, Some(g)) => eprintln!(
-            "gauntlet: {}: {} published, {}/{} known defect(s) caught",
+        (Some(e), _) => format!("{}: failed: {e}", case.name),
+        (None, Some(g)) => format!(
+            "{}: {} published, {}/{} known defect(s) caught",
             case.name, g.score.published, g.score.caught, g.score.defects
         ),
-        (None, None) => {}
+        (None, None) => format!("{}: done", case.name),
     }
 }

@@ -43,7 +43,12 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         );
     }
     let (base, merge_base) = scope::commits(git, &ctx)?;
-    eprintln!("gauntlet: {} pull request: reviewing {}..{}", ctx.system, short(&merge_base), short(&ctx.head));
+    crate::progress::say!(
+        "gauntlet: {} pull request: reviewing {}..{}",
+        ctx.system,
+        short(&merge_base),
+        short(&ctx.head)
+    );
     let runtime = tokio::runtime::Runtime::new()?;
     let mut poster = connect(&ctx, &runtime);
     let existing = poster.as_ref().ok().map(|(_, e)| e);
@@ -54,7 +59,9 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let lock = git.root().join(gauntlet_review::rules::lock::FILE_NAME);
     review_args.locked |= lock.exists();
     if !lock.exists() {
-        eprintln!("gauntlet: note: the reviewer rules are not pinned; `gauntlet rules lock` writes gauntlet.lock");
+        crate::progress::say!(
+            "gauntlet: note: the reviewer rules are not pinned; `gauntlet rules lock` writes gauntlet.lock"
+        );
     }
     review_args.change.base = Some(match &scope {
         Scope::Since { last, .. } => last.clone(),
@@ -75,7 +82,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         let marker = existing.and_then(|e| e.overview.as_ref()).and_then(|o| OverviewMarker::parse(&o.body));
         let same = marker.is_some_and(|m| m.rules == prepared.rules_version() && m.config == config_digest);
         if same && !args.review.force {
-            eprintln!(
+            crate::progress::say!(
                 "gauntlet: skipped: {} was already reviewed with the same rules and config (--force reviews it again)",
                 short(last)
             );
@@ -133,7 +140,7 @@ fn connect(ctx: &CiContext, runtime: &tokio::runtime::Runtime) -> Poster {
 fn skipped(review: &Review, format: Format, opts: &Options) -> Result<ExitCode> {
     print!("{}", gauntlet_report::render(review, format, opts));
     let reason = review.skipped.as_ref().map_or("", |s| s.reason.as_str());
-    eprintln!("gauntlet: skipped: {reason}; nothing was posted");
+    crate::progress::say!("gauntlet: skipped: {reason}; nothing was posted");
     Ok(ExitCode::SUCCESS)
 }
 

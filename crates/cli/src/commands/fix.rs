@@ -80,8 +80,11 @@ pub fn run(git: &Git, config: Option<&Path>, args: &FixArgs, env: &Env, is_tty: 
         .review
         .timeout
         .map(|secs| Deadline { at: started + Duration::from_secs(secs), limit: Duration::from_secs(secs) });
-    let meter = Meter::new(work.models.clone(), work.settings.prices.clone(), budget).with_deadline(deadline);
-    eprintln!(
+    let display = crate::progress::Display::start();
+    let meter = Meter::new(work.models.clone(), work.settings.prices.clone(), budget)
+        .with_deadline(deadline)
+        .with_progress(display.observer());
+    crate::progress::say!(
         "gauntlet: fixing {} finding(s), up to {} rounds each, {} at a time, on {}",
         work.items.len(),
         loop_settings.rounds,
@@ -89,9 +92,10 @@ pub fn run(git: &Git, config: Option<&Path>, args: &FixArgs, env: &Env, is_tty: 
         work.models.label(Tier::Standard)
     );
     if let Some(note) = crate::offline::tiny_model_note(&work.models.label(Tier::Standard)) {
-        eprintln!("gauntlet: note: {note}");
+        crate::progress::say!("gauntlet: note: {note}");
     }
     let results = crate::interrupt::block_on(&runtime, STOPPED, fix_all(&work.items, &fix_run, &meter))?;
+    display.finish();
     let mut usage = work.review_usage;
     usage.extend(meter.usage());
     let mut report = FixReport {
@@ -149,7 +153,7 @@ fn gather(
         if review.nothing_reviewed() {
             bail!("every reviewer failed, so there are no findings to fix; run `gauntlet review` to see why");
         }
-        eprintln!("gauntlet: the review published {} finding(s)", review.published.len());
+        crate::progress::say!("gauntlet: the review published {} finding(s)", review.published.len());
         let items = review.published.iter().map(WorkItem::from).collect();
         let p = *prepared;
         (review.head.clone(), items, Some(p.models), p.settings, review.usage)
@@ -164,7 +168,7 @@ fn gather(
 
 fn nothing_to_fix(why: &str) {
     println!("gauntlet fix: nothing to fix: {why}");
-    eprintln!("gauntlet: nothing to fix: {why}");
+    crate::progress::say!("gauntlet: nothing to fix: {why}");
 }
 
 fn build_models(settings: &Settings, env: &Env) -> Result<Models> {

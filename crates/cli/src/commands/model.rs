@@ -9,7 +9,7 @@ pub fn pull(name: Option<&str>, env: &Env) -> Result<()> {
     let name = name.unwrap_or(models::SMOLLM2.name);
     let known = models::known(name).ok_or_else(|| models::PullError::Unknown(name.into()))?;
     let dir = models::models_dir(env);
-    let path = models::pull(&known, &dir, &mut |line| eprintln!("gauntlet: {line}"))?;
+    let path = models::pull(&known, &dir, &mut |line| crate::progress::say!("gauntlet: {line}"))?;
     println!("{}", path.display());
     Ok(())
 }

@@ -51,9 +51,9 @@ pub fn run(root: &Path, config: Option<&Path>, args: &RefineArgs, env: &Env, is_
     let task = Refine::new(&name, &args.goal, &document, fence)?;
     let label = models.label(gauntlet_model::Tier::Standard);
     let meter = Meter::new(models, settings.prices.clone(), settings.budget);
-    eprintln!("gauntlet: refining {name}, up to {} rounds, on {label}", settings_loop.rounds);
+    crate::progress::say!("gauntlet: refining {name}, up to {} rounds, on {label}", settings_loop.rounds);
     if let Some(note) = crate::offline::tiny_model_note(&label) {
-        eprintln!("gauntlet: note: {note}");
+        crate::progress::say!("gauntlet: note: {note}");
     }
     let user = Keyboard;
     let steer: Option<&dyn Steer> = if args.interactive { Some(&user) } else { None };

@@ -2,6 +2,7 @@
 //! path to any code host: it only prints.
 
 use crate::args::{ChangeArgs, ReviewArgs};
+use crate::progress::say;
 use crate::settings::{Env, Settings};
 use crate::{gate, providers, state};
 use anyhow::{Context, Result};
@@ -59,7 +60,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
         Plan::Skip(review) => {
             print!("{}", gauntlet_report::render(&review, format, &opts));
             let reason = review.skipped.as_ref().map_or("", |s| s.reason.as_str());
-            eprintln!("gauntlet: skipped: {reason}");
+            say!("gauntlet: skipped: {reason}");
             return Ok(Outcome::Done);
         }
         Plan::Run(prepared) => prepared,
@@ -223,8 +224,9 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         tools: settings.tool_limits(),
         reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(false),
         deadline,
+        progress: Default::default(),
     };
-    eprintln!(
+    say!(
         "gauntlet: reviewing {} file(s), {changed_lines} changed line(s), with {} reviewer(s) on {}",
         change.files.len(),
         selected.len(),
@@ -281,7 +283,10 @@ impl Prepared {
             rules_version: self.rules_version.clone(),
             fence: self.fence.clone(),
         };
-        let mut review = pipeline::run(&input, &self.models, &self.opts).await;
+        let display = crate::progress::Display::start();
+        let opts = pipeline::Options { progress: display.observer(), ..self.opts.clone() };
+        let mut review = pipeline::run(&input, &self.models, &opts).await;
+        display.finish();
         if let Some(r) = &self.recording {
             replay_misses(r)?;
         }
@@ -298,7 +303,7 @@ impl Prepared {
             message: message.clone(),
         }));
         if let Some(note) = crate::offline::tiny_model_note(&review.provider) {
-            eprintln!("gauntlet: note: {note}");
+            say!("gauntlet: note: {note}");
             review.notes.insert(0, note);
         }
         Ok(review)

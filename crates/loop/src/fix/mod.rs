@@ -160,10 +160,28 @@ impl ItemResult {
     }
 }
 
-/// Fix every item, `run.jobs` at a time; results in the order of `items`.
+/// The step a meter's progress hears of while findings are fixed.
+pub const FIX_STEP: &str = "fix";
+
+/// Fix every item, `run.jobs` at a time; results in the order of `items`. Each
+/// item that ends is reported to the meter's progress.
 pub async fn fix_all(items: &[WorkItem], run: &FixRun, meter: &Meter) -> Vec<ItemResult> {
     use futures::StreamExt;
-    futures::stream::iter(items.iter().map(|item| fix_one(item, run, meter))).buffered(run.jobs.max(1)).collect().await
+    use gauntlet_review::progress::Event;
+    let (progress, total, done) = (meter.progress(), items.len(), std::sync::atomic::AtomicUsize::new(0));
+    progress.event(&Event::StepStarted { step: FIX_STEP, total });
+    let results = futures::stream::iter(items.iter().map(|item| async {
+        let result = fix_one(item, run, meter).await;
+        let done = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let ok = result.outcome.exit != ExitReason::Failed;
+        progress.event(&Event::UnitDone { step: FIX_STEP, done, total, ok });
+        result
+    }))
+    .buffered(run.jobs.max(1))
+    .collect()
+    .await;
+    progress.event(&Event::StepFinished { step: FIX_STEP });
+    results
 }
 
 async fn fix_one(item: &WorkItem, fix_run: &FixRun, meter: &Meter) -> ItemResult {

@@ -133,7 +133,7 @@ pub fn diff_of<'d>(diffs: &'d [FileDiff], path: &str) -> Option<&'d FileDiff> {
 pub fn summary(ctx: &CiContext, review: &Review, posted: &Posted) -> Result<()> {
     let status = match posted {
         Ok(line) => {
-            eprintln!("gauntlet: {line}");
+            crate::progress::say!("gauntlet: {line}");
             None
         }
         Err(failed) => {

@@ -49,7 +49,7 @@ fn ensure(git: &Git, what: &str, sha: &str) -> Result<()> {
     if git.try_resolve(sha)?.is_some() {
         return Ok(());
     }
-    eprintln!("gauntlet: fetching the {what} commit {sha}");
+    crate::progress::say!("gauntlet: fetching the {what} commit {sha}");
     let _ = git.run(&["fetch", "--no-tags", "--quiet", "origin", sha]);
     if git.try_resolve(sha)?.is_none() {
         bail!("the pull request's {what} commit {sha} is not in this clone and could not be fetched: {DEPTH_HINT}");

@@ -49,7 +49,7 @@ impl Fixes<'_> {
             })
             .collect();
         if wanted.is_empty() {
-            eprintln!("gauntlet: --suggest: no new inline comment this run, so no fix to make");
+            crate::progress::say!("gauntlet: --suggest: no new inline comment this run, so no fix to make");
             return Ok(());
         }
         let items: Vec<WorkItem> = wanted.iter().map(|&i| WorkItem::from(request.candidates[i].finding)).collect();
@@ -64,20 +64,25 @@ impl Fixes<'_> {
         };
         let budget = crate::commands::fix::remaining(settings.budget, &self.review.usage);
         // The fixes share the run's --timeout: the clock started with the review.
+        let display = crate::progress::Display::start();
         let meter = Meter::new(self.prepared.models.clone(), settings.prices.clone(), budget)
-            .with_deadline(self.prepared.opts.deadline);
-        eprintln!(
+            .with_deadline(self.prepared.opts.deadline)
+            .with_progress(display.observer());
+        crate::progress::say!(
             "gauntlet: --suggest: fixing {} finding(s) before posting, up to {} rounds each",
             items.len(),
             self.settings.rounds
         );
         let results = interrupt::block_on(runtime, stopped, fix_all(&items, &run, &meter))?;
+        display.finish();
         for (&i, result) in wanted.iter().zip(&results) {
             let candidate = &mut request.candidates[i];
             candidate.fix = reviewed(result, candidate.anchor.as_ref(), self.diffs);
-            eprintln!("gauntlet: --suggest: {}: {}", result.item.location.replace(char::is_control, " "), {
-                describe(result, candidate.fix.as_ref())
-            });
+            crate::progress::say!(
+                "gauntlet: --suggest: {}: {}",
+                result.item.location.replace(char::is_control, " "),
+                { describe(result, candidate.fix.as_ref()) }
+            );
         }
         Ok(())
     }

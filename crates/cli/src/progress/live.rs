@@ -1,0 +1,50 @@
+//! The live display on a terminal: one line redrawn in place (a spinner, the time
+//! since the run began, a bar of the current step's units and what the tally
+//! says), with finished steps printed above it as they end.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressFinish, ProgressStyle};
+use std::time::Duration;
+
+/// How often the spinner and the elapsed time move while nothing else happens.
+const TICK: Duration = Duration::from_millis(120);
+
+pub struct Bar {
+    bar: ProgressBar,
+}
+
+impl Bar {
+    pub fn stderr() -> Bar {
+        let bar = Bar::to(ProgressDrawTarget::stderr());
+        bar.bar.enable_steady_tick(TICK);
+        bar
+    }
+
+    /// A display drawn to `target` (tests draw to an in-memory terminal).
+    pub fn to(target: ProgressDrawTarget) -> Bar {
+        let style = ProgressStyle::with_template("{spinner} {elapsed:>4} {bar:20} {wide_msg}")
+            .expect("the template is valid")
+            .progress_chars("=> ");
+        let bar =
+            ProgressBar::with_draw_target(Some(0), target).with_style(style).with_finish(ProgressFinish::AndClear);
+        Bar { bar }
+    }
+
+    /// Redraw: the bar shows `(total, done)` of the step under way (empty between
+    /// steps), the message the rest.
+    pub fn update(&self, step: Option<(usize, usize)>, message: &str) {
+        let (total, done) = step.unwrap_or((0, 0));
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+        self.bar.set_message(message.to_string());
+    }
+
+    /// A line that stays, printed above the live one.
+    pub fn println(&self, line: &str) {
+        self.bar.println(line);
+    }
+
+    /// Clear the live line; what was printed above it stays.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
