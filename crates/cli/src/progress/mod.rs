@@ -13,7 +13,6 @@ mod tally;
 use crate::settings::Env;
 use gauntlet_review::progress::{Event, Observer, Progress};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -162,27 +161,35 @@ impl Drop for Display {
 /// on a terminal a bar of cases done. Called from every worker thread.
 pub struct Cases {
     total: usize,
-    done: AtomicUsize,
+    /// Cases done; held while a line is written, so counts reach the log in order.
+    done: Mutex<usize>,
     bar: Option<live::Bar>,
 }
 
 impl Cases {
     pub fn start(total: usize) -> Cases {
         let bar = (mode() == Mode::Live).then(live::Bar::stderr);
-        Cases { total, done: AtomicUsize::new(0), bar }
+        let cases = Cases { total, done: Mutex::new(0), bar };
+        if let Some(bar) = &cases.bar {
+            bar.update(Some((total, 0)), &format!("0/{total} cases"));
+        }
+        cases
     }
 
     /// One more case finished; `text` says how it went.
     pub fn finished(&self, text: &str) {
-        let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
-        let line = self.line(done, text);
-        match (&self.bar, quiet()) {
-            (_, true) => {}
-            (Some(bar), _) => {
+        if quiet() {
+            return;
+        }
+        let mut done = self.done.lock().expect("cases lock");
+        *done += 1;
+        let line = self.line(*done, text);
+        match &self.bar {
+            Some(bar) => {
                 bar.println(&line);
-                bar.update(Some((self.total, done)), &format!("{done}/{} cases", self.total));
+                bar.update(Some((self.total, *done)), &format!("{}/{} cases", *done, self.total));
             }
-            (None, _) => eprintln!("{line}"),
+            None => eprintln!("{line}"),
         }
     }
 

@@ -90,11 +90,11 @@ fn live_display_shows_the_step_under_way_and_keeps_finished_steps_above_it() {
 
 #[test]
 fn backtest_lines_count_cases_done_of_total() {
-    let cases = Cases { total: 3, done: AtomicUsize::new(0), bar: None };
+    let cases = Cases { total: 3, done: Mutex::new(0), bar: None };
     assert_eq!(cases.line(1, "a: 1 published"), "gauntlet: [1/3] a: 1 published");
     let term = InMemoryTerm::new(10, 100);
     let bar = live::Bar::to(ProgressDrawTarget::term_like(Box::new(term.clone())));
-    let cases = Cases { total: 3, done: AtomicUsize::new(0), bar: Some(bar) };
+    let cases = Cases { total: 3, done: Mutex::new(0), bar: Some(bar) };
     cases.finished("a: 1 published, 1/1 known defect(s) caught");
     cases.finished("b: failed: no such commit");
     let screen = term.contents();
