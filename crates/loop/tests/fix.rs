@@ -200,3 +200,49 @@ async fn secrets_in_the_file_are_masked_and_a_patch_that_writes_the_placeholder_
     assert!(out.rounds[0].issues[0].description.contains("masking placeholder"), "{:?}", out.rounds[0].issues);
     assert!(p.seen().iter().all(|r| !text_of(r).contains(&key)), "no request carries the secret");
 }
+
+/// Keeps the events a meter's progress hears, written out.
+#[derive(Default)]
+struct Heard(std::sync::Mutex<Vec<String>>);
+
+impl gauntlet_review::progress::Progress for Heard {
+    fn event(&self, event: &gauntlet_review::progress::Event<'_>) {
+        self.0.lock().unwrap().push(format!("{event:?}"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_fixed_item_and_each_paid_call_reach_the_meters_progress() {
+    let (dir, head) = repo();
+    let p = Scripted::new();
+    p.script("primary", Some(LAST), vec![work("patch", GOOD_FIX, &[])]);
+    p.script("adversary", Some(LAST), vec![approved()]);
+    let heard = Arc::new(Heard::default());
+    let meter = meter(&p).with_progress(gauntlet_review::progress::Observer::new(heard.clone()));
+    let items = [item("calc.py:2", LAST), item("nowhere.py:1", TOTAL)];
+    let mut run = fix_run(dir.path(), &head, 2, None);
+    run.head = "0".repeat(40); // no such commit: each item fails to get its worktree
+    let failed = fix_all(&items, &run, &meter).await;
+    assert!(failed.iter().all(|r| r.outcome.exit == ExitReason::Failed));
+    let results = fix_all(&items[..1], &fix_run(dir.path(), &head, 2, None), &meter).await;
+    assert_eq!(results[0].outcome.exit, ExitReason::Approved);
+
+    let heard = heard.0.lock().unwrap().clone();
+    let steps: Vec<&String> = heard.iter().filter(|e| !e.starts_with("Usage")).collect();
+    assert_eq!(
+        steps,
+        [
+            r#"StepStarted { step: "fix", total: 2 }"#,
+            r#"UnitDone { step: "fix", done: 1, total: 2, ok: false }"#,
+            r#"UnitDone { step: "fix", done: 2, total: 2, ok: false }"#,
+            r#"StepFinished { step: "fix" }"#,
+            r#"StepStarted { step: "fix", total: 1 }"#,
+            r#"UnitDone { step: "fix", done: 1, total: 1, ok: true }"#,
+            r#"StepFinished { step: "fix" }"#,
+        ]
+    );
+    let usage_events = heard.iter().filter(|e| e.starts_with("Usage")).count();
+    let calls: u32 = meter.usage().iter().map(|u| u.calls).sum();
+    assert_eq!(usage_events, calls as usize, "one usage event per paid call");
+    assert!(calls >= 2, "the primary and the adversary were each called: {calls}");
+}
