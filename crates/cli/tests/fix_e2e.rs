@@ -118,6 +118,9 @@ async fn fix_reviews_inline_and_applies_converged_patches_only_with_apply() {
         gauntlet(dir.path(), Wire::OpenAi, &server, &["fix", "--reviewers", "correctness"]).await;
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("approved") && stdout.contains("1 of 1 converged"), "{stdout}");
+    let steps: Vec<&str> = stderr.lines().filter(|l| l.contains(" done in ")).collect();
+    assert_eq!(steps.len(), 3, "the review's two steps, then the fix loops: {stderr}");
+    assert!(steps[2].starts_with("gauntlet: fix: 1 of 1 findings done in "), "{stderr}");
     assert!(stdout.contains("+    return items[len(items) - 1]"), "without --out the patch is printed: {stdout}");
     assert_eq!(git(dir.path(), &["diff"]), "");
 
@@ -187,6 +190,9 @@ async fn refine_writes_the_revision_beside_the_document_and_never_over_it_unaske
     assert!(revised.contains("rollback: restore the snapshot"));
     assert_eq!(std::fs::read_to_string(dir.path().join("plan.md")).unwrap(), PLAN, "the original is untouched");
     assert!(stdout.contains("model calls") && stdout.contains('$'), "cost is reported: {stdout}");
+    let progress: Vec<&str> = stderr.lines().filter(|l| l.starts_with("gauntlet: refine:")).collect();
+    assert_eq!(progress.len(), 1, "one line when the loop ends: {stderr}");
+    assert!(progress[0].starts_with("gauntlet: refine: 2 of at most 10 rounds done in "), "{stderr}");
 
     let (code, _, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
     assert_eq!(code, 2);

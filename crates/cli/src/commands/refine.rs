@@ -6,11 +6,12 @@ use crate::files::write_atomically;
 use crate::providers;
 use crate::settings::{Env, Settings};
 use anyhow::{Context, Result, bail};
-use gauntlet_loop::engine::{Outcome, Steer, Steering, run as run_loop};
+use gauntlet_loop::engine::{Outcome, Settings as LoopSettings, Steer, Steering, run as run_loop};
 use gauntlet_loop::meter::Meter;
 use gauntlet_loop::refine::Refine;
 use gauntlet_loop::round::Round;
 use gauntlet_review::fence::Fence;
+use gauntlet_review::progress::{Event, Observer};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
@@ -50,15 +51,23 @@ pub fn run(root: &Path, config: Option<&Path>, args: &RefineArgs, env: &Env, is_
     let fence = Fence::new(&mut rand::rng(), [document.as_str(), args.goal.as_str()]);
     let task = Refine::new(&name, &args.goal, &document, fence)?;
     let label = models.label(gauntlet_model::Tier::Standard);
-    let meter = Meter::new(models, settings.prices.clone(), settings.budget);
+    // The interactive prompt shares stderr with the display: no live redrawing then.
+    let display = (!args.interactive).then(crate::progress::Display::start);
+    let observer = display.as_ref().map(|d| d.observer()).unwrap_or_default();
+    let meter = Meter::new(models, settings.prices.clone(), settings.budget).with_progress(observer.clone());
     crate::progress::say!("gauntlet: refining {name}, up to {} rounds, on {label}", settings_loop.rounds);
     if let Some(note) = crate::offline::tiny_model_note(&label) {
         crate::progress::say!("gauntlet: note: {note}");
     }
     let user = Keyboard;
-    let steer: Option<&dyn Steer> = if args.interactive { Some(&user) } else { None };
+    let rounds = Rounds {
+        user: if args.interactive { Some(&user) } else { None },
+        progress: observer,
+        cap: settings_loop.rounds.max(1) as usize,
+    };
     let runtime = tokio::runtime::Runtime::new()?;
-    let outcome = runtime.block_on(run_loop(&task, &settings_loop, &meter, steer));
+    let outcome = rounds.run(&runtime, &task, &settings_loop, &meter);
+    drop(display);
     let written = match outcome.work().filter(|w| *w != document) {
         Some(revision) => {
             write_atomically(&out, revision)?;
@@ -111,6 +120,38 @@ fn summary(file: &Path, outcome: &Outcome, written: Option<&Path>, meter: &Meter
 
 /// The user at the terminal, asked between rounds (`--interactive`).
 struct Keyboard;
+
+/// Counts a refine loop's rounds for the progress display, and hands each pause
+/// between rounds to the user when `--interactive` asks for one.
+struct Rounds<'a> {
+    user: Option<&'a dyn Steer>,
+    progress: Observer,
+    cap: usize,
+}
+
+impl Rounds<'_> {
+    fn run(&self, runtime: &tokio::runtime::Runtime, task: &Refine, settings: &LoopSettings, meter: &Meter) -> Outcome {
+        self.progress.event(&Event::StepStarted { step: REFINE_STEP, total: self.cap });
+        let outcome = runtime.block_on(run_loop(task, settings, meter, Some(self)));
+        // The round that ends a loop has no pause after it: count it here.
+        let ok = outcome.exit != gauntlet_loop::converge::ExitReason::Failed;
+        let done = outcome.rounds.len();
+        self.progress.event(&Event::UnitDone { step: REFINE_STEP, done, total: self.cap, ok });
+        self.progress.event(&Event::StepFinished { step: REFINE_STEP });
+        outcome
+    }
+}
+
+impl Steer for Rounds<'_> {
+    fn between(&self, round: &Round) -> Steering {
+        let done = round.number as usize;
+        self.progress.event(&Event::UnitDone { step: REFINE_STEP, done, total: self.cap, ok: true });
+        self.user.map_or(Steering::Continue, |user| user.between(round))
+    }
+}
+
+/// The step name refine's progress lines carry.
+const REFINE_STEP: &str = "refine";
 
 impl Steer for Keyboard {
     fn between(&self, round: &Round) -> Steering {

@@ -91,8 +91,10 @@ impl Tally {
             return format!("{}: nothing to do; {} so far", step.name, self.spent());
         }
         let failed = if step.failed > 0 { format!(" ({} failed)", step.failed) } else { String::new() };
+        // A loop's total is a cap it may stop well short of, not work left undone.
+        let of = if units == "rounds" { "of at most" } else { "of" };
         format!(
-            "{}: {} of {} {units} done{failed} in {}; {} so far",
+            "{}: {} {of} {} {units} done{failed} in {}; {} so far",
             step.name,
             step.done,
             step.total,
@@ -121,6 +123,7 @@ fn units(step: &str) -> &'static str {
         FIND => "finders",
         VALIDATE | REVALIDATE => "findings",
         "fix" => "findings",
+        "refine" => "rounds",
         "backtest" => "cases",
         _ => "units",
     }
@@ -228,6 +231,15 @@ mod tests {
         assert_eq!(t.spent(), "10 tokens, cost unknown");
         t.apply(&Event::Usage { tokens: 10, cost: Some(0.5) }, at(0));
         assert_eq!(t.spent(), "20 tokens, $0.5000 (+1 call(s) of unknown price)");
+    }
+
+    #[test]
+    fn a_loop_that_stops_early_is_not_shown_as_work_left_undone() {
+        let mut t = Tally::default();
+        t.apply(&Event::StepStarted { step: "refine", total: 10 }, at(0));
+        t.apply(&Event::UnitDone { step: "refine", done: 3, total: 10, ok: true }, at(3_000));
+        let line = t.apply(&Event::StepFinished { step: "refine" }, at(3_000)).expect("a line");
+        assert!(line.starts_with("refine: 3 of at most 10 rounds done in 3.0s"), "{line}");
     }
 
     #[test]
