@@ -68,12 +68,12 @@ pub fn install() {
                 if POSTING.load(Ordering::SeqCst) {
                     // CI systems follow SIGINT with SIGTERM within seconds; quitting
                     // then would leave the pull request with part of the comments.
-                    eprintln!("gauntlet: interrupted while posting: the post finishes first (a few requests), then gauntlet stops");
+                    crate::progress::eprint_line("gauntlet: interrupted while posting: the post finishes first (a few requests), then gauntlet stops");
                 } else if again {
-                    eprintln!("gauntlet: interrupted again: quitting at once, without cleaning up");
+                    crate::progress::eprint_line("gauntlet: interrupted again: quitting at once, without cleaning up");
                     std::process::exit(i32::from(EXIT_CODE));
                 } else {
-                    eprintln!(
+                    crate::progress::eprint_line(
                         "gauntlet: interrupted: stopping at the next safe point; nothing more will be posted or written (interrupt again to quit at once)"
                     );
                 }

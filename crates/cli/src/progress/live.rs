@@ -3,6 +3,7 @@
 //! says), with finished steps printed above it as they end.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressFinish, ProgressStyle};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// How often the spinner and the elapsed time move while nothing else happens.
@@ -12,10 +13,25 @@ pub struct Bar {
     bar: ProgressBar,
 }
 
+/// The display on stderr now, if any: other lines written meanwhile (an interrupt's
+/// message, a note) are printed above it instead of through it.
+static ON_SCREEN: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// Write `line` to stderr, above the live display when one is showing.
+pub fn eprint_line(line: &str) {
+    match ON_SCREEN.lock().ok().as_deref().and_then(Option::as_ref) {
+        Some(bar) => bar.println(line),
+        None => eprintln!("{line}"),
+    }
+}
+
 impl Bar {
     pub fn stderr() -> Bar {
         let bar = Bar::to(ProgressDrawTarget::stderr());
         bar.bar.enable_steady_tick(TICK);
+        if let Ok(mut shown) = ON_SCREEN.lock() {
+            *shown = Some(bar.bar.clone());
+        }
         bar
     }
 
@@ -45,6 +61,10 @@ impl Bar {
 
     /// Clear the live line; what was printed above it stays.
     pub fn finish(&self) {
+        // One display shows at a time, so the one ending is the one on screen.
+        if let Ok(mut shown) = ON_SCREEN.lock() {
+            *shown = None;
+        }
         self.bar.finish_and_clear();
     }
 }

@@ -69,10 +69,11 @@ pub fn quiet() -> bool {
 macro_rules! say {
     ($($arg:tt)*) => {
         if !$crate::progress::quiet() {
-            eprintln!($($arg)*);
+            $crate::progress::eprint_line(&format!($($arg)*));
         }
     };
 }
+pub use live::eprint_line;
 pub(crate) use say;
 
 /// Where a display writes.
@@ -189,7 +190,7 @@ impl Cases {
                 bar.println(&line);
                 bar.update(Some((self.total, *done)), &format!("{}/{} cases", *done, self.total));
             }
-            None => eprintln!("{line}"),
+            None => eprint_line(&line),
         }
     }
 
