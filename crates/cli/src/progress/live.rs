@@ -37,7 +37,7 @@ impl Bar {
 
     /// A display drawn to `target` (tests draw to an in-memory terminal).
     pub fn to(target: ProgressDrawTarget) -> Bar {
-        let style = ProgressStyle::with_template("{spinner} {elapsed:>4} {bar:20} {wide_msg}")
+        let style = ProgressStyle::with_template("{spinner} {elapsed_precise} {bar:20} {wide_msg}")
             .expect("the template is valid")
             .progress_chars("=> ");
         let bar =
