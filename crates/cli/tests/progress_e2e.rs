@@ -129,6 +129,7 @@ async fn backtest_counts_cases_done_of_total_on_stderr_only() {
     assert_eq!(counted.len(), 2, "{stderr}");
     assert!(counted[0].starts_with("gauntlet: [1/2] "), "{stderr}");
     assert!(counted[1].starts_with("gauntlet: [2/2] "), "{stderr}");
+    assert!(counted.iter().all(|l| l.contains(" tokens") && l.ends_with(" so far")), "spending so far: {stderr}");
     for name in ["alpha", "beta"] {
         assert_eq!(counted.iter().filter(|l| l.contains(&format!("] {name}: 0 published"))).count(), 1, "{stderr}");
     }

@@ -15,6 +15,7 @@ use gauntlet_model::record::Recorder;
 use gauntlet_model::{Provider, Tier};
 use gauntlet_review::fence::Fence;
 use gauntlet_review::pipeline::{self, Models};
+use gauntlet_review::progress::Observer;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -71,6 +72,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
     });
     let models = providers::build(&settings, &specs, env, shared.as_ref())?;
     let case_models = case_models(args, &settings, &specs, &models, &misses);
+    let shown = Cases::start(cases.len());
     let options = pipeline::Options {
         concurrency: settings.concurrency,
         threshold: settings.threshold,
@@ -83,7 +85,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         tools: settings.tool_limits(),
         reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(false),
         deadline: None,
-        progress: Default::default(),
+        progress: Observer::new(shown.clone()),
     };
     let provider = models.label(Tier::Standard);
     let deep_settings = settings.clone();
@@ -114,9 +116,8 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         if args.baseline { ", with the single-pass baseline" } else { "" }
     );
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let shown = Cases::start(cases.len());
     let results = run_all(&cases, &setup, runtime.handle(), &|case| shown.finished(&case_line(case)));
-    drop(shown);
+    shown.finish();
     let meta = Meta {
         corpus: args.corpus.display().to_string(),
         provider: provider.clone(),

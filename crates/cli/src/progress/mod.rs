@@ -158,23 +158,29 @@ impl Drop for Display {
     }
 }
 
-/// Cases of a backtest as they finish: `[done/total]` before each case's line, and
-/// on a terminal a bar of cases done. Called from every worker thread.
+/// Cases of a backtest as they finish: `[done/total]` before each case's line, with
+/// the tokens and cost of every case so far, and on a terminal a bar of cases done.
+/// Called from every worker thread; as the cases' [`Progress`], it hears only usage.
 pub struct Cases {
     total: usize,
     /// Cases done; held while a line is written, so counts reach the log in order.
     done: Mutex<usize>,
+    /// Spending of all cases together (their steps overlap, so only usage is kept).
+    spent: Mutex<Tally>,
     bar: Option<live::Bar>,
 }
 
 impl Cases {
-    pub fn start(total: usize) -> Cases {
+    pub fn start(total: usize) -> Arc<Cases> {
         let bar = (mode() == Mode::Live).then(live::Bar::stderr);
-        let cases = Cases { total, done: Mutex::new(0), bar };
-        if let Some(bar) = &cases.bar {
+        Arc::new(Cases::with(total, bar))
+    }
+
+    fn with(total: usize, bar: Option<live::Bar>) -> Cases {
+        if let Some(bar) = &bar {
             bar.update(Some((total, 0)), &format!("0/{total} cases"));
         }
-        cases
+        Cases { total, done: Mutex::new(0), spent: Mutex::default(), bar }
     }
 
     /// One more case finished; `text` says how it went.
@@ -184,26 +190,36 @@ impl Cases {
         }
         let mut done = self.done.lock().expect("cases lock");
         *done += 1;
-        let line = self.line(*done, text);
+        let spent = self.spent.lock().expect("spent lock").spent();
+        let line = format!("gauntlet: [{}/{}] {text}; {spent} so far", *done, self.total);
         match &self.bar {
             Some(bar) => {
                 bar.println(&line);
-                bar.update(Some((self.total, *done)), &format!("{}/{} cases", *done, self.total));
+                bar.update(Some((self.total, *done)), &format!("{}/{} cases · {spent}", *done, self.total));
             }
             None => eprint_line(&line),
         }
     }
 
-    fn line(&self, done: usize, text: &str) -> String {
-        format!("gauntlet: [{done}/{}] {text}", self.total)
+    /// Clear the bar (the cases' pipelines may hold this a little longer).
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish();
+        }
+    }
+}
+
+impl Progress for Cases {
+    fn event(&self, event: &Event<'_>) {
+        if let Event::Usage { .. } = event {
+            self.spent.lock().expect("spent lock").apply(event, std::time::Duration::ZERO);
+        }
     }
 }
 
 impl Drop for Cases {
     fn drop(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.finish();
-        }
+        self.finish();
     }
 }
 

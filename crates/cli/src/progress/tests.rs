@@ -89,16 +89,20 @@ fn live_display_shows_the_step_under_way_and_keeps_finished_steps_above_it() {
 }
 
 #[test]
-fn backtest_lines_count_cases_done_of_total() {
-    let cases = Cases { total: 3, done: Mutex::new(0), bar: None };
-    assert_eq!(cases.line(1, "a: 1 published"), "gauntlet: [1/3] a: 1 published");
-    let term = InMemoryTerm::new(10, 100);
+fn backtest_lines_count_cases_done_of_total_with_the_spending_of_all_cases() {
+    let term = InMemoryTerm::new(10, 140);
     let bar = live::Bar::to(ProgressDrawTarget::term_like(Box::new(term.clone())));
-    let cases = Cases { total: 3, done: Mutex::new(0), bar: Some(bar) };
+    let cases = Cases::with(3, Some(bar));
+    cases.event(&Event::StepStarted { step: FIND, total: 9 });
+    cases.event(&Event::Usage { tokens: 2_000, cost: Some(0.02) });
     cases.finished("a: 1 published, 1/1 known defect(s) caught");
+    cases.event(&Event::Usage { tokens: 1_000, cost: Some(0.01) });
     cases.finished("b: failed: no such commit");
     let screen = term.contents();
-    assert!(screen.starts_with("gauntlet: [1/3] a: 1 published"), "{screen}");
-    assert!(screen.contains("gauntlet: [2/3] b: failed"), "{screen}");
-    assert!(screen.lines().last().unwrap().contains("2/3 cases"), "{screen}");
+    let lines: Vec<&str> = screen.lines().collect();
+    assert_eq!(lines[0], "gauntlet: [1/3] a: 1 published, 1/1 known defect(s) caught; 2,000 tokens, $0.0200 so far");
+    assert_eq!(lines[1], "gauntlet: [2/3] b: failed: no such commit; 3,000 tokens, $0.0300 so far");
+    assert!(lines[2].contains("2/3 cases · 3,000 tokens, $0.0300"), "{screen}");
+    cases.finish();
+    assert!(!term.contents().contains("2/3 cases ·"), "the bar is cleared before the report");
 }
