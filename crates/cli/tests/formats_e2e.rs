@@ -79,6 +79,7 @@ async fn nothing_reviewable_after_the_size_limits_is_said_as_such() {
     assert_eq!(report["reviewers"], json!([]), "no reviewer is listed as run: {report}");
     assert_eq!(report["usage"], json!([]));
     assert_eq!(report["not_reviewed"][0]["path"], "data/rows.py");
+    assert!(report["notes"].to_string().contains("nothing reviewable was left"), "{report}");
     assert_eq!(fake.count("find"), 0);
 }
 

@@ -148,7 +148,7 @@ fn gather(
         let review: Review = crate::interrupt::block_on(runtime, STOPPED, prepared.run(git))??;
         if review.nothing_reviewed() {
             let why = super::review::nothing_reviewed(&review);
-            bail!("{why}; so there are no findings to fix (`gauntlet review` shows the whole report)");
+            bail!("{why}: there are no findings to fix (`gauntlet review` shows the whole report)");
         }
         eprintln!("gauntlet: the review published {} finding(s)", review.published.len());
         let items = review.published.iter().map(WorkItem::from).collect();

@@ -101,7 +101,7 @@ pub fn log_coverage(review: &Review, format: Format) {
 /// review, or every reviewer failed.
 pub fn nothing_reviewed(review: &Review) -> String {
     if !review.nothing_reviewable() {
-        return "every reviewer failed, so nothing was reviewed; see the coverage gaps above".into();
+        return "every reviewer failed, so nothing was reviewed (the coverage gaps say why)".into();
     }
     let files: Vec<String> =
         review.not_reviewed.iter().filter(|n| !n.ignored).map(|n| format!("{} ({})", n.path, n.reason)).collect();
@@ -312,6 +312,13 @@ impl Prepared {
         review.funnel.published += secrets.len();
         review.published.splice(0..0, secrets);
         review.not_reviewed.extend(self.ignored.iter().cloned());
+        if review.nothing_reviewable() {
+            review.notes.push(
+                "nothing reviewable was left after the size limits, so no reviewer ran; `not reviewed` names \
+                 each file and why"
+                    .into(),
+            );
+        }
         review.notes.extend(self.context_notes.iter().cloned());
         review.gaps.extend(self.context_failures.iter().map(|(name, message)| Gap {
             step: "context".into(),
