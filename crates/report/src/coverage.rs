@@ -87,8 +87,7 @@ pub fn counts(review: &Review) -> Option<String> {
 pub fn summary(review: &Review) -> Option<String> {
     let counts = counts(review)?;
     let mut out = format!(
-        "gauntlet: the review is incomplete ({counts}); what the report shows is not the whole change, so \
-         no finding does not mean no defect:\n"
+        "gauntlet: the review is incomplete ({counts}); do not take it for a clean review of the whole change:\n"
     );
     for item in items(review) {
         out.push_str(&format!("gauntlet:   - {}\n", one_line(&item.text)));
