@@ -141,6 +141,12 @@ async fn reviewers_lists_exactly_what_review_runs_and_why_the_rest_do_not() {
     }
     let names: Vec<&str> = ran.iter().map(|r| r.trim_matches('"')).collect();
     assert!(listing.contains(&format!("review would run: {}", names.join(", "))), "{listing}");
+
+    // The review marked this head as reviewed: a second review would skip it, and the listing says so.
+    let (_, again, _) = gauntlet(dir.path(), Wire::Anthropic, &server, &["reviewers"]).await;
+    assert!(again.contains("review would skip this change: already reviewed at this head"), "{again}");
+    let (_, forced, _) = gauntlet(dir.path(), Wire::Anthropic, &server, &["reviewers", "--force"]).await;
+    assert!(forced.contains("review would run: "), "{forced}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

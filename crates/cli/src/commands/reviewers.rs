@@ -29,10 +29,10 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewersArgs, env: &Env) ->
         return Ok(());
     }
     let roster = Roster::choose(git, &change, &review_args, env, &settings)?;
-    // Whether the head was already reviewed depends on the models; `review` says so itself.
-    let gate = crate::gate::decide(&roster.facts, &change, &settings, false, args.force)?;
-    change.files.retain(|f| roster.kept(f.diff.path()));
     let selected = roster.selected();
+    let already = already_reviewed(git, &change, &roster, &selected, &settings)?;
+    let gate = crate::gate::decide(&roster.facts, &change, &settings, already, args.force)?;
+    change.files.retain(|f| roster.kept(f.diff.path()));
     let context = if selected.is_empty() {
         Prepared::default()
     } else {
@@ -52,6 +52,25 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewersArgs, env: &Env) ->
     println!("{SECRETS:width$}  {:8}  max  -  {secrets}  [built-in] secrets the change adds", "no model");
     println!("\n{}", outcome(&gate, &selected, &context, args.force));
     Ok(())
+}
+
+/// Whether `review` would find this head already reviewed with the same rules,
+/// config and models. Without configured models `review` would pick a fallback by
+/// probing for one, which a listing does not do: then it cannot tell, and says no.
+fn already_reviewed(
+    git: &Git,
+    change: &gauntlet_change::Change,
+    roster: &Roster,
+    selected: &[Reviewer],
+    settings: &Settings,
+) -> Result<bool> {
+    let Some(specs) = &settings.models else {
+        return Ok(false);
+    };
+    let ran = gauntlet_review::rules::version(&selected.iter().collect::<Vec<_>>());
+    let (rules_version, _) = roster.ruleset.version(git.root(), &ran)?;
+    let key = crate::state::review_key(change, &rules_version, settings, specs);
+    crate::state::was_reviewed(git, &key)
 }
 
 /// The reviewer of the deterministic secret check, which has no rule file.
