@@ -96,9 +96,15 @@ fn from_git_diff(git: &Git, base: String, head: String, snapshot: Snapshot, text
     Ok(finish(base, head, snapshot, files))
 }
 
+/// Why a submodule is not reviewed: its content lives in another repository.
+pub const SUBMODULE: &str = "submodule pointer: only the commit it points to changed, and that commit's code \
+    lives in another repository; review the submodule's own change there";
+
 /// Files whose head text is not worth reading at all.
 fn unreadable_reason(diff: &FileDiff) -> Option<&'static str> {
-    if diff.status == FileStatus::Deleted {
+    if diff.is_submodule() {
+        Some(SUBMODULE)
+    } else if diff.status == FileStatus::Deleted {
         Some("deleted")
     } else if diff.binary {
         Some("binary")

@@ -86,6 +86,15 @@ impl FileDiff {
     fn count(&self, kind: LineKind) -> usize {
         self.hunks.iter().flat_map(|h| &h.lines).filter(|l| l.kind == kind).count()
     }
+    /// Whether this entry is a submodule (a gitlink, mode 160000) on either side: its
+    /// "lines" are the commit ids the pointer moved between, not code. A bump names
+    /// the mode only on its `index` line, which the parser does not keep, so the
+    /// hunks' shape decides then: git writes a pointer as one `Subproject commit`
+    /// line per side.
+    pub fn is_submodule(&self) -> bool {
+        let by_mode = [&self.old_mode, &self.new_mode].into_iter().flatten().any(|m| m == SUBMODULE_MODE);
+        by_mode || (!self.hunks.is_empty() && self.hunks.iter().all(is_pointer_hunk))
+    }
     /// Whether head line `line` lies in some hunk's new-side range.
     pub fn in_hunk(&self, line: u32) -> bool {
         self.hunks.iter().any(|h| h.new_side().contains(&line))
@@ -168,12 +177,26 @@ fn strip(path: &str, prefix: &str) -> String {
     path.strip_prefix(prefix).unwrap_or(path).to_string()
 }
 
+/// A hunk git writes for a submodule pointer: at most one line per side, each
+/// `Subproject commit <id>` (with `-dirty` for a modified worktree).
+fn is_pointer_hunk(hunk: &Hunk) -> bool {
+    let pointer = |l: &DiffLine| {
+        let id = l.text.strip_prefix("Subproject commit ").map(|rest| rest.trim_end_matches("-dirty"));
+        id.is_some_and(|id| (40..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    let count = |kind| hunk.lines.iter().filter(|l| l.kind == kind).count();
+    hunk.lines.iter().all(pointer) && count(LineKind::Added) <= 1 && count(LineKind::Removed) <= 1
+}
+
+/// Git's file mode of a submodule entry (a gitlink).
+pub const SUBMODULE_MODE: &str = "160000";
+
 fn mode_string(mode: FileMode) -> String {
     match mode {
         FileMode::Regular => "100644",
         FileMode::Executable => "100755",
         FileMode::Symlink => "120000",
-        FileMode::Gitlink => "160000",
+        FileMode::Gitlink => SUBMODULE_MODE,
     }
     .to_string()
 }

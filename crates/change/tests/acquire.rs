@@ -257,3 +257,26 @@ fn hunks_do_not_follow_the_users_diff_configuration() {
     let starts: Vec<u32> = change.files[0].diff.hunks.iter().map(|h| h.new_start).collect();
     assert_eq!(starts, vec![2, 17], "git's default hunks, three lines of context each");
 }
+
+#[test]
+fn a_submodule_bump_is_named_as_a_pointer_not_as_missing_at_head() {
+    let repo = Repo::new();
+    repo.write("a.txt", "one\n");
+    let first = repo.commit("first");
+    repo.write("a.txt", "two\n");
+    let second = repo.commit("second");
+    // A gitlink entry, as `git submodule add` records it, pointing at `first`.
+    repo.git(&["update-index", "--add", "--cacheinfo", &format!("160000,{first},vendor/lib")]);
+    repo.git(&["commit", "-q", "-m", "add the submodule"]);
+    let base = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+    repo.git(&["update-index", "--cacheinfo", &format!("160000,{second},vendor/lib")]);
+    repo.git(&["commit", "-q", "-m", "bump the submodule"]);
+    let change = acquire(&repo.handle(), &Target::Range { base, head: None }).unwrap();
+    assert_eq!(paths(&change), ["vendor/lib"]);
+    let file = &change.files[0];
+    assert!(file.diff.is_submodule(), "{:?}", file.diff);
+    assert_eq!(file.head_text, None);
+    let reason = file.unreadable.as_deref().unwrap();
+    assert!(reason.starts_with("submodule pointer"), "{reason}");
+    assert!(!reason.contains("missing"), "{reason}");
+}

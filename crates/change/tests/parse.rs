@@ -303,3 +303,19 @@ fn several_files_come_back_in_diff_order() {
     let paths: Vec<&str> = files.iter().map(FileDiff::path).collect();
     assert_eq!(paths, ["a.txt", "b.txt"]);
 }
+
+#[test]
+fn a_submodule_pointer_is_told_from_a_text_file() {
+    let bump = "diff --git a/vendor/lib b/vendor/lib\nindex b70e80c..1111111 160000\n--- a/vendor/lib\n+++ b/vendor/lib\n\
+                @@ -1 +1 @@\n-Subproject commit b70e80c18730403bf84e86514014c5ddf89fbed8\n\
+                +Subproject commit 1111111111111111111111111111111111111111\n";
+    let files = parse_patch(bump).unwrap();
+    assert!(only(&files).is_submodule(), "a bump names its mode only on the index line");
+    let added = "diff --git a/lib b/lib\nnew file mode 160000\nindex 0000000..b70e80c\n--- /dev/null\n+++ b/lib\n\
+                 @@ -0,0 +1 @@\n+Subproject commit b70e80c18730403bf84e86514014c5ddf89fbed8\n";
+    assert!(only(&parse_patch(added).unwrap()).is_submodule());
+    let text = "diff --git a/notes.md b/notes.md\nindex 1..2 100644\n--- a/notes.md\n+++ b/notes.md\n\
+                @@ -1 +1,2 @@\n-Subproject commit b70e80c18730403bf84e86514014c5ddf89fbed8\n\
+                +Subproject commit 1111111111111111111111111111111111111111\n+and a note\n";
+    assert!(!only(&parse_patch(text).unwrap()).is_submodule(), "a text file that quotes a pointer is text");
+}

@@ -35,7 +35,7 @@ pub enum Command {
         force: bool,
     },
     /// List the reviewers and whether each would run on the change, and why.
-    Reviewers(ChangeArgs),
+    Reviewers(ReviewersArgs),
     /// Fetch or list the local models the offline provider runs.
     #[command(subcommand)]
     Model(ModelCommand),
@@ -96,6 +96,20 @@ pub struct ChangeArgs {
     /// Review a unified diff from FILE, or from stdin with `-`.
     #[arg(long, value_name = "FILE")]
     pub patch: Option<PathBuf>,
+}
+
+/// What `gauntlet reviewers` takes: the change, and the two `review` flags that
+/// change which reviewers run.
+#[derive(Debug, Args, Clone)]
+pub struct ReviewersArgs {
+    #[command(flatten)]
+    pub change: ChangeArgs,
+    /// As for `review`: run only these reviewers (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub reviewers: Vec<String>,
+    /// As for `review`: review even when the gate would skip.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args, Default, Clone)]

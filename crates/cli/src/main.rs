@@ -1,6 +1,7 @@
 //! The `gauntlet` binary: flags, settings, wiring. Errors surface once, here, with
 //! one exit-code policy: 0 when the command did its job (findings or not, skips
-//! included), 1 when a review ran but reviewed nothing (every reviewer failed) or a
+//! included), 1 when a review ran but reviewed nothing (every reviewer failed, or
+//! the size limits left nothing reviewable) or a
 //! backtest case could not be run,
 //! 2 for errors the user must fix (not a repository, bad revision, bad config),
 //! 3 when `gauntlet ci --fail-on` finds a finding that severe,
@@ -19,6 +20,7 @@ mod pr;
 mod pr_url;
 mod progress;
 mod providers;
+mod roster;
 mod ruleset;
 mod settings;
 mod state;
@@ -100,8 +102,8 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
             let tty = std::io::stdout().is_terminal();
             match commands::review::run(&git, config, review, &env_var, tty)? {
                 commands::review::Outcome::Done => Ok(ExitCode::SUCCESS),
-                commands::review::Outcome::NothingReviewed => {
-                    eprintln!("gauntlet: every reviewer failed; see the coverage gaps above");
+                commands::review::Outcome::NothingReviewed { why } => {
+                    eprintln!("gauntlet: {why}");
                     Ok(ExitCode::from(1))
                 }
                 commands::review::Outcome::TimedOut => {

@@ -251,6 +251,8 @@ pub struct Settings {
     pub color: bool,
     pub disable: Vec<String>,
     pub only: Vec<String>,
+    /// Where `only` came from, as a reviewer that is off names it.
+    pub only_by: String,
     /// `None` when nothing is configured and nothing could be detected.
     pub models: Option<BTreeMap<Tier, ModelSpec>>,
     pub gate: GateConfig,
@@ -400,6 +402,8 @@ impl Settings {
             verbose: args.verbose,
             color,
             disable: file.reviewers.disable.clone(),
+            only_by: if args.reviewers.is_empty() { "[reviewers] only in the config file" } else { "--reviewers" }
+                .into(),
             only,
             models,
             file,

@@ -58,7 +58,7 @@ async fn a_committed_token_is_masked_for_providers_and_reported_without_its_valu
     assert_eq!(secret["severity"], "high");
     assert_eq!(secret["location"], "src/client.py:3");
     assert_eq!(secret["evidence"], "TOKEN = \"[masked GitHub token]\"");
-    let redacted = format!("ghp_… ({} characters)", token().len());
+    let redacted = format!("A GitHub token (ghp_…, {} characters) is committed", token().len());
     assert!(secret["claim"].as_str().unwrap().contains(&redacted), "{}", secret["claim"]);
 
     let (_, markdown, _) = gauntlet(dir.path(), Wire::Anthropic, &server, &["review", "--format", "markdown"]).await;

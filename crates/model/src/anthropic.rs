@@ -160,8 +160,7 @@ mod stream {
             if !(200..300).contains(&status) {
                 return Err(http::status_error(NAME, secret, status, &headers, &String::from_utf8_lossy(&body)));
             }
-            return serde_json::from_slice(&body)
-                .map_err(|e| protocol(secret, &format!("could not decode response ({e})")));
+            return http::decode(NAME, secret, &body);
         }
         let mut answer = Answer::default();
         let mut events = Events::default();
@@ -179,7 +178,11 @@ mod stream {
             }
             events.compact();
         }
-        Err(protocol(secret, "the stream ended before `message_stop`"))
+        // A stream that stops short was cut off on the way: retried like a 5xx.
+        Err(ModelError::Transport {
+            provider: NAME.to_string(),
+            message: "the stream ended before `message_stop`, so the answer was cut off on the way".into(),
+        })
     }
 
     /// Server-sent events cut out of the bytes as they arrive; each byte is searched

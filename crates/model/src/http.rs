@@ -69,12 +69,29 @@ pub(crate) async fn post_json<T: DeserializeOwned>(
             ),
         });
     }
-    serde_json::from_slice(&body).map_err(|e| ModelError::Protocol {
-        provider: provider.to_string(),
-        message: redact(
-            &format!("could not decode response ({e}): {}", truncate(&String::from_utf8_lossy(&body), MAX_EXCERPT)),
-            secret,
-        ),
+    decode(provider, secret, &body)
+}
+
+/// Decodes a 2xx body. A body that stops in the middle of its JSON was cut off on
+/// the way (a proxy, a dropped connection after the headers): that is a transport
+/// fault, retried like a 5xx. A body that is whole but is not the expected shape
+/// is the provider's answer, and asking again at this level would not change it.
+pub(crate) fn decode<T: DeserializeOwned>(provider: &str, secret: Option<&str>, body: &[u8]) -> Result<T, ModelError> {
+    serde_json::from_slice(body).map_err(|e| {
+        let excerpt = truncate(&String::from_utf8_lossy(body), MAX_EXCERPT);
+        if e.is_eof() {
+            let message = format!(
+                "the answer (HTTP 2xx) ends in the middle of its JSON after {} bytes, so it was cut off on the \
+                 way ({e}): {excerpt}",
+                body.len()
+            );
+            ModelError::Transport { provider: provider.to_string(), message: redact(&message, secret) }
+        } else {
+            ModelError::Protocol {
+                provider: provider.to_string(),
+                message: redact(&format!("could not decode response ({e}): {excerpt}"), secret),
+            }
+        }
     })
 }
 

@@ -32,12 +32,7 @@ pub fn inline_with(p: &Published, fix: Option<&str>) -> String {
     let mut out = marker.render();
     let _ = write!(out, "{}\n\n{}\n\n", header(p), text(&p.claim));
     out.push_str(&fenced(&p.evidence));
-    let _ = write!(
-        out,
-        "**Why it stands** (validator confidence {}): {}\n\n",
-        p.confidence,
-        paragraph(&p.validator_evidence)
-    );
+    out.push_str(&validator_answer(p, "validator confidence"));
     out.push_str(fix.unwrap_or_default());
     let _ = writeln!(
         out,
@@ -45,6 +40,17 @@ pub fn inline_with(p: &Published, fix: Option<&str>) -> String {
         code(&p.id)
     );
     out
+}
+
+/// The validator's answer, headed for what it is: why the finding stands, or,
+/// where code could not check a disproof (the finding carries a `gap`), the
+/// validator's rejected disproof and why it was rejected.
+fn validator_answer(p: &Published, confidence: &str) -> String {
+    let answer = paragraph(&p.validator_evidence);
+    match &p.gap {
+        Some(gap) => format!("**The validator's rejected disproof** ({}): {answer}\n\n", text(gap)),
+        None => format!("**Why it stands** ({confidence} {}): {answer}\n\n", p.confidence),
+    }
 }
 
 /// The line that says what kind of finding this is. A change here (severity,
@@ -190,8 +196,7 @@ fn findings(out: &mut String, title: &str, list: &[&Published]) {
         let mut item = format!("#### {}. {} · {}\n\n", i + 1, p.severity.as_str(), code(&p.location));
         let _ = write!(item, "{}\n\n{}\n\n", header(p), text(&p.claim));
         item.push_str(&fenced(&p.evidence));
-        let _ =
-            write!(item, "**Why it stands** (confidence {}): {}\n\n", p.confidence, paragraph(&p.validator_evidence));
+        item.push_str(&validator_answer(p, "confidence"));
         if out.len() + item.len() > OVERVIEW_LIMIT {
             let _ = writeln!(out, "…and {} more: see the job log for the full review.\n", list.len() - i);
             return;
@@ -307,5 +312,39 @@ mod retire_tests {
         let body = "Claim.\n\n````suggestion\nlet x = 1;\n```suggestion\n````\n\n```suggestion:-1+0\ny\n```\n\n```rust\nz\n```";
         let want = "Claim.\n\n````text\nlet x = 1;\n```suggestion\n````\n\n```text\ny\n```\n\n```rust\nz\n```";
         assert_eq!(retire_suggestions(body), want);
+    }
+}
+
+#[cfg(test)]
+mod answer_tests {
+    use super::*;
+    use gauntlet_review::contract::{Lens, Severity};
+
+    fn unverified() -> Published {
+        Published {
+            id: "f1".into(),
+            reviewer: "security-privacy".into(),
+            lens: Lens::HiddenAssumption,
+            location: "src/api.py:3".into(),
+            inline: true,
+            claim: "The export route has no ownership check.".into(),
+            evidence: "def export(user_id):".into(),
+            severity: Severity::High,
+            confidence: 25,
+            validator_evidence: "gateway/policy.rego:12 the gateway checks ownership".into(),
+            gap: Some("disproof cited gateway/policy.rego:12, which was never shown or read".into()),
+            read: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_unchecked_disproof_is_headed_as_the_validators_rejected_disproof() {
+        let review = Review { unverified: vec![unverified()], ..Review::default() };
+        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into() };
+        let body = overview(&review, &marker, &OverviewFacts::default());
+        assert!(body.contains("**The validator's rejected disproof** (disproof cited"), "{body}");
+        assert!(!body.contains("Why it stands"), "{body}");
+        let stands = Published { gap: None, confidence: 75, ..unverified() };
+        assert!(inline(&stands).contains("**Why it stands** (validator confidence 75): gateway/policy.rego:12"));
     }
 }

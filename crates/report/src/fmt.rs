@@ -113,15 +113,28 @@ pub(crate) fn empty_verdict(review: &Review) -> Option<String> {
     if !review.published.is_empty() || review.skipped.is_some() {
         return None;
     }
-    let (gaps, unreviewed) = (review.gaps.len(), review.not_reviewed.len());
-    if gaps == 0 && unreviewed == 0 {
-        return Some("No findings.".to_string());
-    }
-    Some(format!(
-        "No findings published, but coverage is incomplete: {} and {} (see below).",
-        plural(gaps, "coverage gap", "coverage gaps"),
-        plural(unreviewed, "file not reviewed", "files not reviewed"),
-    ))
+    Some(match crate::coverage::counts(review) {
+        None => "No findings.".to_string(),
+        Some(counts) => format!("No findings published, but coverage is incomplete: {counts} (see below)."),
+    })
+}
+
+/// The header's "provider … · rules …" line, leaving out what is unknown (a
+/// skipped review may know neither); `None` when nothing is known.
+pub(crate) fn provider_line(review: &Review, show: impl Fn(&str) -> String) -> Option<String> {
+    let parts: Vec<String> = [("provider", &review.provider), ("rules", &review.rules_version)]
+        .into_iter()
+        .filter(|(_, value)| !value.trim().is_empty())
+        .map(|(label, value)| format!("{label} {}", show(value)))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+/// How the reports head a validator's answer. Code overrides a disproof it could
+/// not check (the finding then carries a `gap`): that text is the validator's
+/// rejected disproof, not a reason the finding stands.
+pub(crate) fn validator_label(p: &gauntlet_review::review::Published) -> (&'static str, &'static str) {
+    if p.gap.is_some() { ("the validator's rejected disproof", "rejected because") } else { ("validator", "gap") }
 }
 
 pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {

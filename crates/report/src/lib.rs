@@ -7,6 +7,7 @@
 //! terminal format neutralises control characters, the Markdown format escapes
 //! anything that could change the document's structure or smuggle in HTML.
 
+pub mod coverage;
 mod fmt;
 mod json;
 pub mod markdown;
@@ -83,7 +84,7 @@ pub struct Options {
 }
 
 /// Render `review` in `format`. The result ends with a newline, except
-/// `rdjsonl` with nothing published, which is empty.
+/// `rdjsonl` of a complete review with nothing published, which is empty.
 pub fn render(review: &Review, format: Format, opts: &Options) -> String {
     match format {
         Format::Terminal => terminal::render(review, opts),

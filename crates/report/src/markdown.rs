@@ -46,13 +46,14 @@ pub(crate) fn render(review: &Review, opts: &Options) -> String {
 fn header(out: &mut String, review: &Review) {
     out.push_str("## Gauntlet review\n\n");
     let range = format!("{}..{}", fmt::short_rev(&review.base), fmt::short_rev(&review.head));
-    let _ = writeln!(
-        out,
-        "{} · provider {} · rules {}\n",
-        code(&range),
-        code(&review.provider),
-        code(&review.rules_version)
-    );
+    match fmt::provider_line(review, code) {
+        Some(line) => {
+            let _ = writeln!(out, "{} · {line}\n", code(&range));
+        }
+        None => {
+            let _ = writeln!(out, "{}\n", code(&range));
+        }
+    }
     if !review.reviewers.is_empty() {
         let names: Vec<String> = review.reviewers.iter().map(|r| code(r)).collect();
         let _ = writeln!(out, "Reviewers: {}\n", names.join(", "));
@@ -98,9 +99,10 @@ fn details(out: &mut String, label: &str, p: &Published) {
     );
     let _ = writeln!(out, "{}\n", paragraph(&p.claim));
     out.push_str(&fenced(&p.evidence));
-    let _ = writeln!(out, "**Validator:** {}\n", paragraph(&p.validator_evidence));
+    let (answer, gap_label) = fmt::validator_label(p);
+    let _ = writeln!(out, "**{}:** {}\n", capitalise(answer), paragraph(&p.validator_evidence));
     if let Some(gap) = &p.gap {
-        let _ = writeln!(out, "**Gap:** {}\n", paragraph(gap));
+        let _ = writeln!(out, "**{}:** {}\n", capitalise(gap_label), paragraph(gap));
     }
     if !p.read.is_empty() {
         let files: Vec<String> = p.read.iter().map(|f| code(f)).collect();

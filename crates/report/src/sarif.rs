@@ -128,7 +128,9 @@ fn invocation(review: &Review) -> Value {
         notes.push(notification("note", format!("not reviewed: {} ({})", n.path, n.reason)));
     }
     json!({
-        "executionSuccessful": review.gaps.is_empty(),
+        // A run that left any part of the change unreviewed or unvalidated did
+        // not do its job, whatever it found.
+        "executionSuccessful": review.complete(),
         "toolExecutionNotifications": notes,
     })
 }

@@ -80,7 +80,9 @@ fn header(out: &mut Out, review: &Review) {
     let title = out.paint("gauntlet review", BOLD);
     let range = format!("{}..{}", fmt::short_rev(&one_line(&review.base)), fmt::short_rev(&one_line(&review.head)));
     out.line(&format!("{title} {range}"));
-    out.line(&format!("provider {} · rules {}", one_line(&review.provider), one_line(&review.rules_version)));
+    if let Some(line) = fmt::provider_line(review, one_line) {
+        out.line(&line);
+    }
     if !review.reviewers.is_empty() {
         out.line(&format!("reviewers {}", one_line(&review.reviewers.join(", "))));
     }
@@ -114,9 +116,10 @@ fn finding(out: &mut Out, p: &Published) {
     out.line(&format!("{head}  {id}"));
     out.block("  ", &p.claim);
     out.block("    │ ", &p.evidence);
-    labelled(out, "validator", &p.validator_evidence);
+    let (answer, gap_label) = fmt::validator_label(p);
+    labelled(out, answer, &p.validator_evidence);
     if let Some(gap) = &p.gap {
-        labelled(out, "gap", gap);
+        labelled(out, gap_label, gap);
     }
     if !p.read.is_empty() {
         labelled(out, "read", &p.read.join(", "));
@@ -233,6 +236,6 @@ fn clean(s: &str) -> String {
 }
 
 /// [`clean`], with line breaks folded into spaces.
-fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     clean(s).split(['\n', '\t']).collect::<Vec<_>>().join(" ")
 }

@@ -116,10 +116,10 @@ fn full() -> Review {
         published: vec![published_inline(), published_overview()],
         unverified: vec![unverified()],
         dropped: dropped(),
-        not_reviewed: vec![NotReviewed {
-            path: "migrations/2024_06_01_backfill.sql".into(),
-            reason: "exceeds max_changed_lines (4120 > 2000)".into(),
-        }],
+        not_reviewed: vec![NotReviewed::new(
+            "migrations/2024_06_01_backfill.sql",
+            "exceeds max_changed_lines (4120 > 2000)",
+        )],
         gaps: vec![Gap {
             step: "find".into(),
             reviewer: Some("error-handling".into()),
@@ -407,10 +407,14 @@ fn sarif_of_a_clean_run_has_no_results_and_succeeds() {
 }
 
 #[test]
-fn rdjsonl_is_one_diagnostic_per_published_finding() {
+fn rdjsonl_is_one_diagnostic_per_published_finding_then_one_per_coverage_hole() {
     let out = render(&full(), Format::Rdjsonl, &PLAIN);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 2);
+    assert_eq!(lines.len(), 2 + 3, "two findings; a gap, an unverified finding and a file not reviewed");
+    for line in &lines[2..] {
+        let d = json(line);
+        assert_eq!((d["severity"].as_str(), d.get("location")), (Some("INFO"), None), "{line}");
+    }
     let first = json(lines[0]);
     assert_eq!(first["location"]["path"], "src/auth/session.rs");
     assert_eq!(first["location"]["range"]["start"]["line"], 88);
@@ -419,7 +423,7 @@ fn rdjsonl_is_one_diagnostic_per_published_finding() {
     assert_eq!(render(&clean(), Format::Rdjsonl, &PLAIN), "", "no diagnostics, no lines");
     let whole = json(&render(&full(), Format::Rdjson, &PLAIN));
     assert_eq!(whole["source"]["name"], "gauntlet");
-    assert_eq!(whole["diagnostics"].as_array().unwrap().len(), 2);
+    assert_eq!(whole["diagnostics"].as_array().unwrap().len(), 5);
 }
 
 #[test]

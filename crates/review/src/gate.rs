@@ -147,7 +147,8 @@ pub fn classify(
     for f in &change.files {
         match ignore_reason(f.diff.path(), f.head_text.as_deref(), &sets) {
             Some(why) => ignored.push((f.diff.path().to_string(), why.to_string())),
-            // Binary files carry no reviewable lines.
+            // Binary files carry no reviewable lines, and a submodule's are commit ids.
+            None if f.diff.is_submodule() => {}
             None => changed_lines += f.diff.added() + f.diff.removed(),
         }
     }
@@ -196,8 +197,9 @@ pub fn decide(input: &GateInput<'_>, config: &GateConfig) -> Result<Decision, St
     }
     if changed_lines < config.min_changed_lines {
         return skip(format!(
-            "{changed_lines} reviewable changed line(s), fewer than min_changed_lines = {}",
-            config.min_changed_lines
+            "{changed_lines} reviewable changed line(s), fewer than min_changed_lines = {}{}",
+            config.min_changed_lines,
+            unreadable_note(input.change)
         ));
     }
     if let Some(max) = config.max_changed_lines.filter(|m| changed_lines > *m) {
@@ -212,6 +214,22 @@ pub fn decide(input: &GateInput<'_>, config: &GateConfig) -> Result<Decision, St
         );
     }
     Ok(Decision::Review { ignored, changed_lines })
+}
+
+/// The changed files that hold no reviewable lines because of what they are
+/// (binary, a submodule pointer), named with the reason: "0 changed lines" alone
+/// would hide that something did change.
+fn unreadable_note(change: &Change) -> String {
+    let named: Vec<String> = change
+        .files
+        .iter()
+        .filter(|f| f.diff.binary || f.diff.is_submodule())
+        .map(|f| {
+            let what = if f.diff.is_submodule() { "submodule pointer" } else { "binary" };
+            format!("{} ({what})", f.diff.path())
+        })
+        .collect();
+    if named.is_empty() { String::new() } else { format!("; changed but not reviewable: {}", named.join(", ")) }
 }
 
 /// Globs marked `linguist-generated` (or `linguist-generated=true`) in a `.gitattributes` text.

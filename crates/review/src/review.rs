@@ -2,7 +2,7 @@
 //! report (`schema_version` 1); later features fill fields, they do not reshape them.
 
 use crate::contract::{Lens, Severity};
-use crate::finding::{Dropped, Judged};
+use crate::finding::{DropReason, Dropped, Finding, Judged};
 use serde::Serialize;
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -41,6 +41,24 @@ impl Review {
     /// True when no reviewer session completed: nothing was reviewed.
     pub fn nothing_reviewed(&self) -> bool {
         self.find_units == self.gaps.iter().filter(|g| g.step == "find").count()
+    }
+
+    /// True when no reviewer session was even scheduled although the review ran:
+    /// the size limits left nothing reviewable (every file is in `not_reviewed`).
+    pub fn nothing_reviewable(&self) -> bool {
+        self.skipped.is_none() && self.find_units == 0
+    }
+
+    /// Whether the whole change was covered: every file reviewed (or left out on
+    /// purpose by the ignore lists), every unit run, every finding validated and
+    /// every disproof checked. Anything less is a partial review, whatever was found.
+    /// (A run where no reviewer completed has a gap per reviewer, or every file in
+    /// `not_reviewed` when the size limits left nothing, so it is never complete.)
+    pub fn complete(&self) -> bool {
+        self.gaps.is_empty()
+            && self.unverified.is_empty()
+            && !self.dropped.iter().any(|d| d.reason == DropReason::NotValidated)
+            && self.not_reviewed.iter().all(|n| n.ignored)
     }
 }
 
@@ -94,6 +112,22 @@ impl From<&Judged> for Published {
 pub struct NotReviewed {
     pub path: String,
     pub reason: String,
+    /// Left out on purpose by the gate's ignore lists (lockfiles, generated,
+    /// vendored, `[gate] ignore`), not for want of a way to review it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ignored: bool,
+}
+
+impl NotReviewed {
+    /// A file nobody could review (binary, a submodule pointer, too large, ...).
+    pub fn new(path: impl Into<String>, reason: impl Into<String>) -> NotReviewed {
+        NotReviewed { path: path.into(), reason: reason.into(), ignored: false }
+    }
+
+    /// A file the ignore lists set aside.
+    pub fn ignored(path: impl Into<String>, reason: impl Into<String>) -> NotReviewed {
+        NotReviewed { ignored: true, ..NotReviewed::new(path, reason) }
+    }
 }
 
 /// A unit of work that failed: coverage the reader must not assume.
@@ -104,6 +138,24 @@ pub struct Gap {
     /// The finding concerned, for validation gaps.
     pub finding: Option<String>,
     pub message: String,
+}
+
+/// Longest claim quoted in a gap's message.
+const GAP_CLAIM_CHARS: usize = 160;
+
+/// Say in each gap about a finding where that finding is and what it claims, so a
+/// reader can check it by hand: a finding that could not be validated is exactly
+/// what must be looked at, and its id alone says nothing.
+pub fn name_findings<'a>(gaps: &mut [Gap], findings: impl IntoIterator<Item = &'a Finding>) {
+    let findings: Vec<&Finding> = findings.into_iter().collect();
+    for gap in gaps.iter_mut() {
+        let Some(f) = gap.finding.as_deref().and_then(|id| findings.iter().find(|f| f.id == id)) else {
+            continue;
+        };
+        let claim: String = f.claim.chars().take(GAP_CLAIM_CHARS).collect();
+        let cut = if claim.len() < f.claim.len() { "…" } else { "" };
+        gap.message = format!("{} finding at {}, \"{claim}{cut}\": {}", f.severity.as_str(), f.location, gap.message);
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -128,4 +180,61 @@ pub struct StepUsage {
     /// Estimated cost in USD; `null` when the model's price is unknown.
     pub cost: Option<f64>,
     pub wall_ms: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::Location;
+
+    fn finding(id: &str, claim: &str) -> Finding {
+        Finding {
+            id: id.into(),
+            reviewer: "correctness".into(),
+            lens: Lens::FailureScenario,
+            location: Location::parse("src/pay.py:12").unwrap(),
+            inline: true,
+            claim: claim.into(),
+            evidence: "pay(order)".into(),
+            severity: Severity::High,
+        }
+    }
+
+    fn gap(finding: Option<&str>) -> Gap {
+        Gap {
+            step: "validate".into(),
+            reviewer: Some("correctness".into()),
+            finding: finding.map(str::to_string),
+            message: "the answer broke the verdict contract twice".into(),
+        }
+    }
+
+    #[test]
+    fn a_gap_about_a_finding_says_where_it_is_and_what_it_claims() {
+        let mut gaps = vec![gap(Some("aa11")), gap(None), gap(Some("unknown"))];
+        let long = "x".repeat(GAP_CLAIM_CHARS + 40);
+        let findings = [finding("aa11", "The refund is paid twice."), finding("bb22", &long)];
+        name_findings(&mut gaps, &findings);
+        assert_eq!(
+            gaps[0].message,
+            "high finding at src/pay.py:12, \"The refund is paid twice.\": the answer broke the verdict contract twice"
+        );
+        assert_eq!(gaps[1].message, gap(None).message, "a gap about no finding is left alone");
+        assert_eq!(gaps[2].message, gap(None).message);
+
+        let mut cut = vec![gap(Some("bb22"))];
+        name_findings(&mut cut, &findings);
+        assert!(cut[0].message.contains(&format!("{}…\"", "x".repeat(GAP_CLAIM_CHARS))), "{}", cut[0].message);
+    }
+
+    #[test]
+    fn only_a_review_that_covered_everything_is_complete() {
+        assert!(Review::default().complete());
+        let ignored =
+            Review { not_reviewed: vec![NotReviewed::ignored("Cargo.lock", "lockfile")], ..Review::default() };
+        assert!(ignored.complete());
+        let binary = Review { not_reviewed: vec![NotReviewed::new("a.png", "binary")], ..Review::default() };
+        assert!(!binary.complete());
+        assert!(!Review { gaps: vec![gap(None)], ..Review::default() }.complete());
+    }
 }

@@ -254,11 +254,23 @@ pub fn select<'a>(
     disabled: &[String],
     only: &[String],
 ) -> Vec<(&'a Reviewer, Selection)> {
+    select_with(reviewers, paths, disabled, only, "--reviewers")
+}
+
+/// [`select`], naming where `only` came from (`--reviewers`, or the config's
+/// `[reviewers] only`) in the reason a reviewer is off.
+pub fn select_with<'a>(
+    reviewers: &'a [Reviewer],
+    paths: &[&str],
+    disabled: &[String],
+    only: &[String],
+    only_by: &str,
+) -> Vec<(&'a Reviewer, Selection)> {
     reviewers
         .iter()
         .map(|r| {
             let sel = if !only.is_empty() && !only.contains(&r.name) {
-                Selection::Disabled { by: "--reviewers".into() }
+                Selection::Disabled { by: only_by.into() }
             } else if disabled.contains(&r.name) {
                 Selection::Disabled { by: "gauntlet.toml [reviewers] disable".into() }
             } else if !r.enabled && !only.contains(&r.name) {

@@ -19,6 +19,9 @@ pub fn placeholder(kind: &str) -> String {
     format!("[masked {kind}]")
 }
 
+/// The kind of a secret found by one of the repository's own `[secrets] patterns`.
+const CONFIGURED: &str = "configured secret pattern";
+
 /// The reviewer name of the deterministic secret check.
 pub const REVIEWER: &str = "secrets";
 
@@ -50,7 +53,7 @@ struct Pattern {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hit {
     pub kind: String,
-    /// A public prefix and the length: `ghp_… (40 characters)`.
+    /// A public prefix and the length: `ghp_…, 40 characters`.
     pub redacted: String,
 }
 
@@ -143,7 +146,7 @@ impl Masker {
         for pattern in extra {
             let re = Regex::new(pattern).map_err(|source| PatternError { pattern: pattern.clone(), source })?;
             patterns.push(Pattern {
-                kind: "configured secret pattern".into(),
+                kind: CONFIGURED.into(),
                 source: pattern.clone(),
                 re: OnceLock::from(re),
                 shown_prefix: 0,
@@ -216,7 +219,7 @@ impl Masker {
         }
         if let Some(m) = begin_re().find(line) {
             *block = !end_re().is_match(&line[m.end()..]);
-            let hit = Hit { kind: "private key".into(), redacted: "a private-key block".into() };
+            let hit = Hit { kind: "private key".into(), redacted: "PEM block".into() };
             // A one-line block (escaped newlines in a string) loses what follows BEGIN.
             let masked = format!("{}{}", &line[..m.end()], if *block { "" } else { " [masked private key]" });
             return (masked, vec![hit]);
@@ -296,7 +299,23 @@ pub fn entropy(s: &str) -> f64 {
 fn redact(value: &str, shown_prefix: usize) -> String {
     let len = value.chars().count();
     let prefix: String = value.chars().take(shown_prefix.min(len / 2)).collect();
-    format!("{prefix}… ({len} characters)")
+    if prefix.is_empty() { format!("{len} characters") } else { format!("{prefix}…, {len} characters") }
+}
+
+/// What the claim calls a secret of `kind`, with its article: "an AWS access key",
+/// "a value matching a configured secret pattern".
+fn named(kind: &str) -> String {
+    if kind == CONFIGURED {
+        return format!("a value matching a {kind}");
+    }
+    let article = if kind.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{article} {kind}")
+}
+
+/// The first letter as a capital, for the start of a sentence.
+fn sentence_start(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// The deterministic check's findings: one per secret the change adds, high
@@ -313,9 +332,10 @@ pub fn findings(secrets: &[Secret]) -> Vec<Published> {
                 location: format!("{}:{}", s.path, s.line),
                 inline: true,
                 claim: format!(
-                    "A {} ({}) is committed here: anyone who can read the repository or its history can use it. \
+                    "{} ({}) is committed here: anyone who can read the repository or its history can use it. \
                      Revoke it, remove it from the history, and load it from the environment or a secret store.",
-                    s.hit.kind, s.hit.redacted
+                    sentence_start(&named(&s.hit.kind)),
+                    s.hit.redacted
                 ),
                 evidence: s.masked_line.clone(),
                 severity: Severity::High,
@@ -434,7 +454,7 @@ mod tests {
         let token = github_token();
         let (masked, hits) = Masker::new(&[]).unwrap().line(&format!("TOKEN = \"{token}\"  # ci"));
         assert_eq!(masked, "TOKEN = \"[masked GitHub token]\"  # ci");
-        assert_eq!(hits, vec![Hit { kind: "GitHub token".into(), redacted: "ghp_… (40 characters)".into() }]);
+        assert_eq!(hits, vec![Hit { kind: "GitHub token".into(), redacted: "ghp_…, 40 characters".into() }]);
         assert!(!format!("{hits:?}").contains(&token[4..]));
     }
 
@@ -481,7 +501,7 @@ mod tests {
         let m = Masker::new(&[r"internal-([0-9a-f]{12})".into()]).unwrap();
         let (masked, hits) = m.line("id internal-0123456789ab end");
         assert_eq!(masked, "id internal-[masked configured secret pattern] end");
-        assert_eq!(hits[0].redacted, "… (12 characters)");
+        assert_eq!(hits[0].redacted, "12 characters");
         assert!(Masker::new(&["(".into()]).is_err());
     }
 
@@ -494,6 +514,27 @@ mod tests {
         assert_eq!((f.reviewer.as_str(), f.severity, f.location.as_str()), ("secrets", Severity::High, "ci.py:3"));
         let all = format!("{f:?}");
         assert!(!all.contains(&token) && !all.contains(&token[4..]), "{all}");
-        assert!(f.claim.contains("ghp_… (40 characters)"));
+        assert!(f.claim.starts_with("A GitHub token (ghp_…, 40 characters) is committed here"), "{}", f.claim);
+    }
+
+    #[test]
+    fn claims_read_as_plain_english_whatever_the_kind() {
+        let claim = |kind: &str, redacted: &str| {
+            let hit = Hit { kind: kind.into(), redacted: redacted.into() };
+            let secret = Secret { path: "a.py".into(), line: 1, masked_line: "x".into(), hit };
+            findings(&[secret])[0].claim.clone()
+        };
+        let aws = claim("AWS access key", &redact(&format!("{}{}", "AKIA", "IOSFODNN7EXAMPLE"), 4));
+        assert!(aws.starts_with("An AWS access key (AKIA…, 20 characters) is committed here"), "{aws}");
+        let configured = claim(CONFIGURED, &redact("0123456789ab", 0));
+        assert!(
+            configured.starts_with("A value matching a configured secret pattern (12 characters) is"),
+            "{configured}"
+        );
+        assert!(claim("private key", "PEM block").starts_with("A private key (PEM block) is committed"));
+        for c in [aws, configured] {
+            let nested = c.find('(').is_some_and(|open| c[open + 1..c.find(')').unwrap()].contains('('));
+            assert!(!nested, "no parentheses inside parentheses: {c}");
+        }
     }
 }

@@ -91,6 +91,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     }
     let review = crate::interrupt::block_on(&runtime, STOPPED, prepared.run(git))??;
     print!("{}", gauntlet_report::render(&review, format, &opts));
+    crate::commands::review::log_coverage(&review, format);
     if review.timed_out {
         // A partial review would read as "fixed" for every finding it never got to.
         eprintln!(
@@ -99,7 +100,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         return Ok(ExitCode::from(1));
     }
     if review.nothing_reviewed() {
-        eprintln!("gauntlet: every reviewer failed; nothing was posted (see the coverage gaps above)");
+        eprintln!("gauntlet: {}; nothing was posted", crate::commands::review::nothing_reviewed(&review));
         return Ok(ExitCode::from(1));
     }
     let target = publish::Target {

@@ -151,7 +151,8 @@ fn gather(
         check_head(git, &prepared.change.head)?;
         let review: Review = crate::interrupt::block_on(runtime, STOPPED, prepared.run(git))??;
         if review.nothing_reviewed() {
-            bail!("every reviewer failed, so there are no findings to fix; run `gauntlet review` to see why");
+            let why = super::review::nothing_reviewed(&review);
+            bail!("{why}: there are no findings to fix (`gauntlet review` shows the whole report)");
         }
         crate::progress::say!("gauntlet: the review published {} finding(s)", review.published.len());
         let items = review.published.iter().map(WorkItem::from).collect();

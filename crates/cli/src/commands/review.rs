@@ -3,6 +3,7 @@
 
 use crate::args::{ChangeArgs, ReviewArgs};
 use crate::progress::say;
+use crate::roster::Roster;
 use crate::settings::{Env, Settings};
 use crate::{gate, providers, state};
 use anyhow::{Context, Result};
@@ -44,8 +45,10 @@ const STOPPED: &str = "the review stopped before finishing; no report was printe
 /// How the run ended, for the exit code.
 pub enum Outcome {
     Done,
-    /// Every reviewer failed: nothing was reviewed.
-    NothingReviewed,
+    /// Nothing was reviewed; `why` says so (see [`nothing_reviewed`]).
+    NothingReviewed {
+        why: String,
+    },
     /// `--timeout` ended the run before it was done.
     TimedOut,
 }
@@ -68,11 +71,12 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
     let runtime = tokio::runtime::Runtime::new()?;
     let review = crate::interrupt::block_on(&runtime, STOPPED, prepared.run(git))??;
     print!("{}", gauntlet_report::render(&review, format, &opts));
+    log_coverage(&review, format);
     if review.timed_out {
         return Ok(Outcome::TimedOut);
     }
     if review.nothing_reviewed() {
-        return Ok(Outcome::NothingReviewed);
+        return Ok(Outcome::NothingReviewed { why: nothing_reviewed(&review) });
     }
     // A replay repeats a recorded run; only real reviews mark a head as reviewed.
     let replayed = prepared.recording.as_ref().is_some_and(|r| r.replay);
@@ -80,6 +84,32 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
         state::mark_reviewed(git, &prepared.state_key, &prepared.change.head);
     }
     Ok(Outcome::Done)
+}
+
+/// After a report a program reads, what it did not cover, on stderr: a job that
+/// only parses the findings still shows a person that the review was partial.
+/// The terminal report already says it in full on stdout.
+pub fn log_coverage(review: &Review, format: Format) {
+    if format == Format::Terminal {
+        return;
+    }
+    if let Some(summary) = gauntlet_report::coverage::summary(review) {
+        eprint!("{summary}");
+    }
+}
+
+/// Why a review that ran reviewed nothing: the size limits left no file to
+/// review, or every reviewer failed.
+pub fn nothing_reviewed(review: &Review) -> String {
+    if !review.nothing_reviewable() {
+        return "every reviewer failed, so nothing was reviewed (the coverage gaps say why)".into();
+    }
+    let files: Vec<String> =
+        review.not_reviewed.iter().filter(|n| !n.ignored).map(|n| format!("{} ({})", n.path, n.reason)).collect();
+    format!(
+        "nothing reviewable was left after the size limits, so no reviewer ran: {}",
+        if files.is_empty() { "no changed file could be shown to a model".to_string() } else { files.join("; ") }
+    )
 }
 
 /// What the gate and the plan decided, before any model call.
@@ -137,6 +167,8 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
             head: change.head.clone(),
             rules_version: rules_version.to_string(),
             skipped: Some(Skip { reason: reason.to_string() }),
+            // Binary files and submodule pointers are named even when nothing runs.
+            not_reviewed: pipeline::not_reviewed(change),
             ..Review::default()
         })))
     };
@@ -146,22 +178,13 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
 
     // Ignored files leave the change before reviewers are chosen; the report lists them.
     // With --force a change made only of them is reviewed as it is.
-    let facts = gate::gather(git, &change, args, env)?;
-    let ignored = gate::ignored(&facts, &change, &settings)?;
-    let everything_ignored = ignored.len() == change.files.len();
-    let kept = |path: &str| (args.force && everything_ignored) || !ignored.iter().any(|(p, _)| p == path);
-    let ruleset = crate::ruleset::RuleSet::load(git, &settings.file, env)?;
+    let roster = Roster::choose(git, &change, args, env, &settings)?;
     if args.locked {
-        crate::ruleset::ensure_locked(&ruleset, git.root())?;
+        crate::ruleset::ensure_locked(&roster.ruleset, git.root())?;
     }
-    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).filter(|p| kept(p)).collect();
-    let selected: Vec<_> = rules::select(&ruleset.all, &paths, &settings.disable, &settings.only)
-        .into_iter()
-        .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
-        .map(|(r, _)| r.clone())
-        .collect();
+    let selected = roster.selected();
     let ran = rules::version(&selected.iter().collect::<Vec<_>>());
-    let (rules_version, lock_note) = ruleset.version(git.root(), &ran)?;
+    let (rules_version, lock_note) = roster.ruleset.version(git.root(), &ran)?;
     if let Some(note) = &lock_note {
         eprintln!("gauntlet: warning: {note}");
     }
@@ -170,11 +193,11 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     // A replay repeats a recorded run, which marked its head as reviewed.
     let already = args.replay.is_none() && state::was_reviewed(git, &state_key)?;
     // The gate judges the whole change; the ignored files leave it afterwards.
-    let changed_lines = match gate::decide(&facts, &change, &settings, already, args.force)? {
+    let changed_lines = match gate::decide(&roster.facts, &change, &settings, already, args.force)? {
         Decision::Skip { reason } => return skip(&change, &rules_version, &reason),
         Decision::Review { changed_lines, .. } => changed_lines,
     };
-    change.files.retain(|f| kept(f.diff.path()));
+    change.files.retain(|f| roster.kept(f.diff.path()));
     if selected.is_empty() {
         return skip(&change, &rules_version, "no reviewer applies to the changed files (see `gauntlet reviewers`)");
     }
@@ -232,8 +255,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         selected.len(),
         models.label(opts.route(gauntlet_model::Tier::Standard))
     );
-    let ignored = if args.force && everything_ignored { Vec::new() } else { ignored };
-    let ignored = ignored.into_iter().map(|(path, why)| NotReviewed { path, reason: why }).collect();
+    let ignored = roster.ignored();
     Ok(Plan::Run(Box::new(Prepared {
         settings,
         change,
@@ -295,6 +317,13 @@ impl Prepared {
         review.funnel.published += secrets.len();
         review.published.splice(0..0, secrets);
         review.not_reviewed.extend(self.ignored.iter().cloned());
+        if review.nothing_reviewable() {
+            review.notes.push(
+                "nothing reviewable was left after the size limits, so no reviewer ran; `not reviewed` names \
+                 each file and why"
+                    .into(),
+            );
+        }
         review.notes.extend(self.context_notes.iter().cloned());
         review.gaps.extend(self.context_failures.iter().map(|(name, message)| Gap {
             step: "context".into(),

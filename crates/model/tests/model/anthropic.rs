@@ -227,4 +227,5 @@ async fn a_stream_that_breaks_off_is_a_clear_error() {
     let (second, _) = complete_awaiting_start(&p).await;
     let err = second.unwrap_err();
     assert!(err.to_string().contains("ended before `message_stop`"), "{err}");
+    assert!(err.is_retryable(), "a stream cut short is retried like a 5xx");
 }

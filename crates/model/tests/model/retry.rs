@@ -60,6 +60,63 @@ async fn server_error_is_retried() {
 }
 
 #[tokio::test]
+async fn a_200_whose_json_is_cut_off_is_retried_like_a_5xx() {
+    let cut = r#"{"choices": [{"message": {"content": "{\"summ"#;
+    let server = MockServer::start().await;
+    mount_once(&server, ResponseTemplate::new(200).set_body_string(cut)).await;
+    Mock::given(method("POST")).respond_with(ok()).mount(&server).await;
+    let resp = openai(&server, fast_policy()).complete(&request()).await.unwrap();
+    assert_eq!(resp.json, "{}");
+    assert_eq!(requests(&server).await, 2, "the cut answer was asked for again");
+
+    // The Anthropic wire decodes its one-piece answers through the same check.
+    let server = MockServer::start().await;
+    mount_once(&server, ResponseTemplate::new(200).set_body_string(r#"{"content": [{"type": "te"#)).await;
+    let whole =
+        json!({ "content": [{ "type": "text", "text": "{}" }], "usage": { "input_tokens": 1, "output_tokens": 1 } });
+    Mock::given(method("POST")).respond_with(ResponseTemplate::new(200).set_body_json(whole)).mount(&server).await;
+    let inner: Arc<dyn Provider> = Arc::new(crate::anthropic::provider(&server, "test-key-123"));
+    let resp = Retrying::new(inner, fast_policy()).complete(&request()).await.unwrap();
+    assert_eq!(resp.json, "{}");
+    assert_eq!(requests(&server).await, 2);
+}
+
+#[tokio::test]
+async fn a_cut_answer_every_time_fails_after_the_attempts_saying_it_was_cut() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_string(r#"{"choices": ["#))
+        .mount(&server)
+        .await;
+    let err = openai(&server, fast_policy()).complete(&request()).await.unwrap_err();
+    assert!(matches!(err, ModelError::Transport { .. }), "{err:?}");
+    assert!(err.to_string().contains("cut off"), "{err}");
+    assert_eq!(requests(&server).await, 3);
+}
+
+#[tokio::test]
+async fn a_whole_answer_that_breaks_the_contract_is_not_retried_here() {
+    // Whole JSON of the wrong shape: the provider said what it meant to say.
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_string(r#"{"choices": 3}"#))
+        .mount(&server)
+        .await;
+    let err = openai(&server, fast_policy()).complete(&request()).await.unwrap_err();
+    assert!(matches!(err, ModelError::Protocol { .. }), "{err:?}");
+    assert_eq!(requests(&server).await, 1);
+
+    // A whole wire answer whose model text is not the contract's JSON goes back to
+    // the caller, whose contract check re-asks with the error.
+    let server = MockServer::start().await;
+    let prose = json!({ "choices": [{ "message": { "content": "I think it is fine" } }] });
+    Mock::given(method("POST")).respond_with(ResponseTemplate::new(200).set_body_json(prose)).mount(&server).await;
+    let resp = openai(&server, fast_policy()).complete(&request()).await.unwrap();
+    assert_eq!(resp.json, "I think it is fine");
+    assert_eq!(requests(&server).await, 1);
+}
+
+#[tokio::test]
 async fn slow_server_times_out_after_all_attempts() {
     let server = MockServer::start().await;
     Mock::given(method("POST")).respond_with(ok().set_delay(Duration::from_secs(3))).mount(&server).await;

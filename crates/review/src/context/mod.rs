@@ -105,6 +105,8 @@ pub struct Prepared {
     pub reviewers: Vec<Reviewer>,
     /// Reviewers left out because their context is empty, with the reason.
     pub notes: Vec<String>,
+    /// The same reviewers as (name, why), for listings.
+    pub left_out: Vec<(String, String)>,
     /// Reviewers left out because their context could not be gathered: (name, why).
     pub failures: Vec<(String, String)>,
 }
@@ -129,6 +131,7 @@ pub fn prepare(src: &Sources<'_>, reviewers: Vec<Reviewer>) -> Prepared {
             out.failures.push((reviewer.name, why));
         } else if !reviewer.context.is_empty() && reviewer.gathered.is_empty() {
             out.notes.push(format!("reviewer {} did not run: {}", reviewer.name, reasons.join("; ")));
+            out.left_out.push((reviewer.name, reasons.join("; ")));
         } else {
             out.reviewers.push(reviewer);
         }

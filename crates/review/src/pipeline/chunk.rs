@@ -38,13 +38,13 @@ pub fn plan(change: &Change, budget: usize) -> (Vec<Vec<PartFile<'_>>>, Vec<NotR
         } else if hunks <= budget {
             (PartFile { file: f, whole: false }, hunks)
         } else {
-            too_large.push(NotReviewed {
-                path: f.diff.path().to_string(),
-                reason: format!(
+            too_large.push(NotReviewed::new(
+                f.diff.path(),
+                format!(
                     "too large: its changes alone are ~{hunks} tokens, over the ~{budget} that fit; review it \
                      in smaller commits, or raise `[review] context_tokens` if the model's window is larger"
                 ),
-            });
+            ));
             continue;
         };
         if used + cost > budget && !current.is_empty() {

@@ -236,7 +236,8 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
         head: input.change.head.clone(),
         provider: models.label(opts.route(Tier::Standard)),
         rules_version: input.rules_version.clone(),
-        reviewers: input.reviewers.iter().map(|r| r.name.clone()).collect(),
+        // With no part left after the size limits, no reviewer runs at all.
+        reviewers: if ctxs.is_empty() { Vec::new() } else { input.reviewers.iter().map(|r| r.name.clone()).collect() },
         not_reviewed: not_reviewed(input.change),
         ..Review::default()
     };
@@ -283,6 +284,7 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
 
     let judged = validate::run_all(&ctxs, &grounded, &mut review).await;
     review.gaps.extend(session_gaps.into_inner().expect("gaps lock"));
+    crate::review::name_findings(&mut review.gaps, grounded.iter().map(|(_, f)| f));
     review.funnel.survived = judged.iter().filter(|j| j.verdict == VerdictKind::Survives).count();
     let adj = adjudicate(&judged, opts.threshold);
     review.funnel.published = adj.published.len();
@@ -340,16 +342,13 @@ fn ground_all(ctx: &Ctx<'_>, reviewer: &str, raws: Vec<RawFinding>, read: &Shown
 }
 
 /// Changed files whose content no reviewer saw.
-fn not_reviewed(change: &Change) -> Vec<NotReviewed> {
+pub fn not_reviewed(change: &Change) -> Vec<NotReviewed> {
     change
         .files
         .iter()
         // A deleted file was reviewed through its removed lines.
         .filter(|f| f.head_text.is_none() && f.diff.status != gauntlet_change::FileStatus::Deleted)
-        .map(|f| NotReviewed {
-            path: f.diff.path().to_string(),
-            reason: f.unreadable.clone().unwrap_or_else(|| "content unavailable".into()),
-        })
+        .map(|f| NotReviewed::new(f.diff.path(), f.unreadable.clone().unwrap_or_else(|| "content unavailable".into())))
         .collect()
 }
 
