@@ -152,7 +152,7 @@ fn a_hostile_fix_stays_inside_its_fence_in_every_hosts_comment() {
                 "{what}: the fix is shown verbatim, fenced"
             );
             assert!(
-                prose(&body).contains("it will not be raised again._"),
+                prose(&body).contains("only people with write access to the repository can dismiss._"),
                 "{what}: the fence closed before the footer"
             );
         }
