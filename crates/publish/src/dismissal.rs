@@ -18,6 +18,7 @@
 //! [`check`] asks the host about the people involved and then calls it.
 
 use crate::host::{CodeHost, Existing, Person, Thread};
+use crate::marker::FindingMarker;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -147,6 +148,8 @@ pub enum Why {
     NoWrite,
     /// The host could not say whether the person may write.
     Unchecked(String),
+    /// The thread is resolved, but the host did not say by whom.
+    Unattributed,
 }
 
 impl fmt::Display for Why {
@@ -157,6 +160,9 @@ impl fmt::Display for Why {
             ),
             Why::NoWrite => f.write_str("the host does not report them as able to write to the repository"),
             Why::Unchecked(message) => write!(f, "the host could not say whether they may write ({message})"),
+            Why::Unattributed => {
+                f.write_str("the host did not say who resolved it; a `/gauntlet dismiss REASON` reply works instead")
+            }
         }
     }
 }
@@ -232,8 +238,18 @@ pub fn assess(
                 Some(why) => out.ignored.push(Ignored { thread: t, by, form, why }),
             }
         }
+        if unattributed(thread) {
+            let by = Person { id: String::new(), name: "someone".into() };
+            out.ignored.push(Ignored { thread: t, by, form: Form::Resolution, why: Why::Unattributed });
+        }
     }
     out
+}
+
+/// Resolved, by nobody the host names, and not by the pipeline (whose marker
+/// says so when it resolves a thread).
+fn unattributed(thread: &Thread) -> bool {
+    thread.resolved && thread.resolved_by.is_none() && FindingMarker::parse(&thread.body).is_some_and(|m| !m.resolved)
 }
 
 /// [`assess`] the threads in `existing`, asking `host` once about each person

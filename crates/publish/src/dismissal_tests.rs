@@ -120,9 +120,15 @@ fn a_resolution_counts_only_with_a_resolver_who_may_write() {
     reopened.resolved = false;
     let mut by_reader = by_writer.clone();
     by_reader.resolved_by = Some(person("mallory"));
-    let d = judge(&[by_writer, unattributed, reopened, by_reader], Policy::default());
+    let mut by_pipeline = unattributed.clone();
+    by_pipeline.body = "<!-- gauntlet:finding v1 id=abc state=resolved -->\n\nclaim".into();
+    let d = judge(&[by_writer, unattributed, reopened, by_reader, by_pipeline], Policy::default());
     assert_eq!(d.counted.iter().map(|c| (c.thread, c.form)).collect::<Vec<_>>(), vec![(0, Form::Resolution)]);
-    assert_eq!(d.ignored.iter().map(|i| (i.thread, &i.why)).collect::<Vec<_>>(), vec![(3, &Why::NoWrite)]);
+    assert_eq!(
+        d.ignored.iter().map(|i| (i.thread, &i.why)).collect::<Vec<_>>(),
+        vec![(1, &Why::Unattributed), (3, &Why::NoWrite)],
+        "the pipeline's own resolution is neither counted nor listed"
+    );
 }
 
 #[test]
