@@ -186,6 +186,21 @@ async fn a_dismissed_high_finding_never_fails_the_job_and_an_unauthorised_dismis
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_authors_dismissal_counts_only_with_author_may_dismiss() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    assert_eq!(run_ci(&ci, &host, &model, &["--fail-on", "high"]).await.0, 3);
+    host.reply_as(host.inline()[0].id, fakes::AUTHOR, "/gauntlet dismiss intended");
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--force"]).await;
+    assert_eq!(code, 3, "{stderr}");
+    assert!(host.overviews()[0].contains("author_may_dismiss"), "{}", host.overviews()[0]);
+    std::fs::write(ci.dir.path().join("gauntlet.toml"), "[ci]\nauthor_may_dismiss = true\n").unwrap();
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--force"]).await;
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_500_after_the_host_stored_the_review_says_what_is_known_and_the_rerun_reconciles() {
     let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
     let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;

@@ -177,14 +177,10 @@ fn dismissal_section(out: &mut String, lines: &DismissalLines) {
     if parts.iter().all(|(_, l)| l.is_empty()) {
         return;
     }
-    out.push_str(
-        "### Dismissals
-
-",
-    );
+    out.push_str("### Dismissals\n\n");
     for (title, list) in parts.iter().filter(|(_, l)| !l.is_empty()) {
         let _ = writeln!(out, "{title}\n");
-        for line in list.iter() {
+        for line in *list {
             if out.len() + line.len() > OVERVIEW_LIMIT {
                 out.push_str("- …more: see the pull request's threads.\n");
                 break;
