@@ -303,8 +303,8 @@ pub struct BacktestArgs {
 pub struct CiArgs {
     #[command(flatten)]
     pub review: ReviewArgs,
-    /// Fail the job (exit 3) when a published finding is at least this severe: high, medium or low.
-    /// Without it the run is advisory and exits 0 whatever it finds.
+    /// Fail the job (exit 3) when a published finding nobody dismissed is at least this severe:
+    /// high, medium or low. Without it the run is advisory and exits 0 whatever it finds.
     #[arg(long, value_name = "SEVERITY")]
     pub fail_on: Option<String>,
     /// Review the whole pull request, not only what changed since the last reviewed head.
