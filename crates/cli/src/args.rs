@@ -27,6 +27,16 @@ pub enum Command {
     /// Review a change and print the report (never posts anywhere).
     Review(Box<ReviewArgs>),
     /// In a CI pull-request pipeline: review the pull request and post to it (GitHub, GitLab, Azure DevOps).
+    // The pipeline names the change, so the flags that choose one are hidden here;
+    // `ci` still parses them to say they belong to `review`.
+    #[command(
+        mut_arg("base", |a| a.hide(true)),
+        mut_arg("head", |a| a.hide(true)),
+        mut_arg("staged", |a| a.hide(true)),
+        mut_arg("worktree", |a| a.hide(true)),
+        mut_arg("patch", |a| a.hide(true)),
+        mut_arg("pr", |a| a.hide(true))
+    )]
     Ci(Box<CiArgs>),
     /// Write a commented starter gauntlet.toml at the repository root.
     Init {
@@ -310,8 +320,8 @@ pub struct BacktestArgs {
 pub struct CiArgs {
     #[command(flatten)]
     pub review: ReviewArgs,
-    /// Fail the job (exit 3) when a published finding is at least this severe: high, medium or low.
-    /// Without it the run is advisory and exits 0 whatever it finds.
+    /// Fail the job (exit 3) when a published finding nobody dismissed is at least this severe:
+    /// high, medium or low. Without it the run is advisory and exits 0 whatever it finds.
     #[arg(long, value_name = "SEVERITY")]
     pub fail_on: Option<String>,
     /// Review the whole pull request, not only what changed since the last reviewed head.

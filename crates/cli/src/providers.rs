@@ -47,6 +47,9 @@ pub fn build(
     if let Some(n) = settings.file.network.max_attempts {
         policy.max_attempts = n.max(1);
     }
+    if let Some(secs) = settings.file.network.max_retry_after_secs {
+        policy.max_retry_after = Duration::from_secs(secs);
+    }
     // Tiers that name the same provider and model share one client.
     let mut built: BTreeMap<(String, String), Arc<dyn Provider>> = BTreeMap::new();
     let mut tiers = Vec::new();

@@ -52,6 +52,9 @@ pub struct FileConfig {
 pub struct CiSection {
     /// Attach reviewed fixes to new inline comments, as `--suggest` does.
     pub suggest: Option<bool>,
+    /// Let the pull request's author dismiss findings on it (commands, resolutions
+    /// and reactions); off by default.
+    pub author_may_dismiss: Option<bool>,
 }
 
 /// `[rules]`: an external channel of rule files, pinned by tag.
@@ -207,6 +210,8 @@ pub struct CommandSection {
 pub struct NetworkSection {
     pub timeout_secs: Option<u64>,
     pub max_attempts: Option<u32>,
+    /// Longest `Retry-After` a provider may ask for before the call fails instead of waiting.
+    pub max_retry_after_secs: Option<u64>,
 }
 
 /// Read `path`, or defaults when it does not exist and was not asked for by name.

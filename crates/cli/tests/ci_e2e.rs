@@ -166,6 +166,62 @@ async fn fail_on_high_makes_a_high_finding_fail_the_job() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dismissed_high_finding_never_fails_the_job_and_an_unauthorised_dismissal_does_not_count() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    assert_eq!(run_ci(&ci, &host, &model, &["--fail-on", "high"]).await.0, 3);
+    let thread = host.inline()[0].id;
+    host.reply_as(thread, fakes::READER, "/gauntlet dismiss not my problem");
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--force"]).await;
+    assert_eq!(code, 3, "a dismissal by someone without write access does not count\n{stderr}");
+    host.reply_as(thread, fakes::PERSON, "/gauntlet false-positive only admins reach this handler");
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--force"]).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("1 finding(s) at or above `high` were dismissed"), "{stderr}");
+    assert!(stderr.contains("1 dismissed earlier"), "{stderr}");
+    let overview = &host.overviews()[0];
+    assert!(overview.contains("**alice** replied `/gauntlet false-positive`"), "{overview}");
+    assert!(overview.contains("mallory replied `/gauntlet dismiss`, not counted"), "{overview}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_authors_dismissal_counts_only_with_author_may_dismiss() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    assert_eq!(run_ci(&ci, &host, &model, &["--fail-on", "high"]).await.0, 3);
+    host.reply_as(host.inline()[0].id, fakes::AUTHOR, "/gauntlet dismiss intended");
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--force"]).await;
+    assert_eq!(code, 3, "{stderr}");
+    assert!(host.overviews()[0].contains("author_may_dismiss"), "{}", host.overviews()[0]);
+    std::fs::write(ci.dir.path().join("gauntlet.toml"), "[ci]\nauthor_may_dismiss = true\n").unwrap();
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--force"]).await;
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_500_after_the_host_stored_the_review_says_what_is_known_and_the_rerun_reconciles() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    host.state().store_then_fail = Some(500);
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &[]).await;
+    assert_eq!(code, 0, "advisory\n{stderr}");
+    assert!(!stderr.contains("NOTHING WAS POSTED"), "the review is on the pull request: {stderr}");
+    assert!(
+        stderr.contains("HTTP 500")
+            && stderr.contains("may or may not have been stored")
+            && stderr.contains("next run"),
+        "{stderr}"
+    );
+    assert_eq!(host.inline().len(), 1, "the fake stored the review");
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &[]).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!((host.inline().len(), host.overviews().len()), (1, 1), "no duplicate after the rerun");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shallow_clone_without_the_merge_base_names_fetch_depth() {
     let origin = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
     let clone = tempfile::tempdir().unwrap();

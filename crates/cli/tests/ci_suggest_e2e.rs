@@ -225,10 +225,7 @@ async fn a_hostile_fix_cannot_break_out_of_its_block_or_forge_a_marker() {
     let (before, inside) = body.split_once("````suggestion\n").expect("a fence longer than the patch's own");
     assert!(!before.contains("@admin") && !before.contains("<img"), "{body}");
     let (_, after) = inside.split_once("\n````\n").expect("the block closes with its own fence");
-    assert!(
-        !after.contains("@admin") && !after.contains("<img") && after.contains("will not be raised again"),
-        "{body}"
-    );
+    assert!(!after.contains("@admin") && !after.contains("<img") && after.contains("can dismiss._"), "{body}");
     let (code, stderr) = ci(dir.path(), &model, &env, &["--force"]).await;
     assert_eq!(code, 0, "{stderr}");
     assert!(

@@ -105,3 +105,19 @@ fn reviewers_lists_what_would_run_and_why() {
     assert!(out.contains("correctness") && out.contains("runs: src/a.rs matches"), "{out}");
     assert!(out.contains("tests") && out.contains("no changed file matches"), "{out}");
 }
+
+#[test]
+fn ci_help_lists_only_the_flags_ci_takes() {
+    let dir = repo(&[("a.txt", "a\n")], &[("a.txt", "b\n")]);
+    let (code, out, err) = run(dir.path(), &["ci", "--help"]);
+    assert_eq!(code, 0, "{err}");
+    for flag in ["--fail-on", "--max-comments", "--full", "--suggest", "--provider", "--threshold"] {
+        assert!(out.contains(flag), "ci takes {flag}, so its help shows it:\n{out}");
+    }
+    for flag in ["--base", "--head", "--staged", "--worktree", "--patch", "--pr <"] {
+        assert!(!out.contains(flag), "ci rejects {flag}, so its help must not offer it:\n{out}");
+    }
+    let (code, review, err) = run(dir.path(), &["review", "--help"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(review.contains("--staged") && review.contains("--pr <URL>"), "review still offers them:\n{review}");
+}

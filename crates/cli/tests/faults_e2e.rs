@@ -115,3 +115,21 @@ async fn timeout_ends_the_whole_run_abandoning_calls_in_flight_and_naming_them()
     let notes = report["notes"].to_string();
     assert!(notes.contains("time limit"), "the report says the run was cut short: {notes}");
 }
+
+#[tokio::test]
+async fn a_retry_after_past_the_configured_limit_names_the_setting_that_allows_it() {
+    let dir = repo(&[("src/f.py", BASE)], &[("src/f.py", HEAD)]);
+    let config = "[network]\ntimeout_secs = 2\nmax_attempts = 3\nmax_retry_after_secs = 1\n";
+    std::fs::write(dir.path().join("gauntlet.toml"), config).unwrap();
+    let server = MockServer::start().await;
+    let limited = ResponseTemplate::new(429).insert_header("retry-after", "30").set_body_string("slow down");
+    Mock::given(method("POST")).respond_with(limited).mount(&server).await;
+    let started = Instant::now();
+    let args = ["review", "--format", "json", "--reviewers", "correctness"];
+    let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
+    assert_eq!(code, 1, "the setting is accepted and the call fails\nstdout: {stdout}\nstderr: {stderr}");
+    assert!(started.elapsed() < Duration::from_secs(20), "the run waited out the 30 s it was asked to");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let gaps = report["gaps"].to_string();
+    assert!(gaps.contains("[network] max_retry_after_secs") && gaps.contains("1s"), "{gaps}");
+}

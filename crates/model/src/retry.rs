@@ -5,7 +5,8 @@
 //! exponentially with full jitter, so parallel reviewers hitting the same rate
 //! limit do not retry in lockstep. A provider's `Retry-After` takes precedence
 //! over the computed backoff; one asking for more than `max_retry_after` fails
-//! at once, because a run blocked for minutes is worse than a clear error.
+//! at once, because a run blocked for minutes is worse than a clear error. The
+//! limit is `[network] max_retry_after_secs` in `gauntlet.toml`.
 
 use crate::{ModelError, Provider, Request, Response};
 use rand::Rng;
@@ -22,7 +23,7 @@ pub struct RetryPolicy {
     pub max_delay: Duration,
     /// Limit for one attempt.
     pub timeout: Duration,
-    /// Longest `Retry-After` we are willing to wait.
+    /// Longest `Retry-After` we are willing to wait (`[network] max_retry_after_secs`).
     pub max_retry_after: Duration,
 }
 
@@ -89,7 +90,8 @@ impl<P: Provider> Retrying<P> {
                 if wait > self.policy.max_retry_after =>
             {
                 let message = format!(
-                    "{message} (the provider asked to wait {}s, more than max_retry_after {}s)",
+                    "{message} (the provider asked to wait {}s, longer than the {}s `[network] max_retry_after_secs` \
+                     allows; raise it in gauntlet.toml to wait that long)",
                     wait.as_secs_f64().ceil() as u64,
                     self.policy.max_retry_after.as_secs()
                 );

@@ -5,7 +5,7 @@
 //! that a branch policy requiring resolved comments is never blocked by it.
 
 use crate::PublishError;
-use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Thread};
+use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
 use crate::http::{Client, encode, string};
 use crate::marker::{FindingMarker, OverviewMarker};
 use async_trait::async_trait;
@@ -41,8 +41,14 @@ struct Iteration {
 pub struct Azure {
     client: Client,
     collection: String,
+    /// Where the Identities API answers: `vssps.dev.azure.com/org` for the cloud
+    /// service, the collection itself for Azure DevOps Server.
+    identities: String,
+    project: String,
     pr: String,
     iteration: Mutex<Option<Iteration>>,
+    /// Descriptors of the groups whose members may write, once read.
+    writer_groups: Mutex<Option<Vec<String>>>,
 }
 
 impl Azure {
@@ -55,7 +61,15 @@ impl Azure {
             config.pull_request
         );
         let client = Client::new(HOST, &[("Authorization", format!("Bearer {}", config.token))], &config.token)?;
-        Ok(Azure { client, collection, pr, iteration: Mutex::new(None) })
+        Ok(Azure {
+            client,
+            identities: identities_url(&collection),
+            collection,
+            project: config.project,
+            pr,
+            iteration: Mutex::new(None),
+            writer_groups: Mutex::new(None),
+        })
     }
 
     async fn own_id(&self) -> Result<String, PublishError> {
@@ -109,6 +123,67 @@ impl Azure {
         self.client.send(Method::POST, &format!("{}/threads?{VERSION}", self.pr), &body, what).await?;
         Ok(())
     }
+
+    async fn author(&self) -> Result<Option<Person>, PublishError> {
+        // The description spells this one path `pullrequests`; Azure DevOps ignores case.
+        let url = format!("{}?{VERSION}", self.pr.replace("/pullRequests/", "/pullrequests/"));
+        let (pr, _) = self.client.get(&url, "read the pull request").await?;
+        Ok(person(&pr["createdBy"]))
+    }
+
+    /// Descriptors of the project's Contributors and Project Administrators groups,
+    /// the groups Azure DevOps grants Contribute on the project's repositories.
+    async fn writer_groups(&self) -> Result<Vec<String>, PublishError> {
+        if let Some(groups) = self.writer_groups.lock().expect("groups lock").clone() {
+            return Ok(groups);
+        }
+        let mut groups = Vec::new();
+        for name in ["Contributors", "Project Administrators"] {
+            let filter = encode(&format!("[{}]\\{name}", self.project));
+            let url = format!(
+                "{}/_apis/identities?searchFilter=General&filterValue={filter}&queryMembership=none&{VERSION}",
+                self.identities
+            );
+            let (found, _) = self.client.get(&url, "look up the project's Contributors group").await?;
+            groups.extend(listed(&found).iter().filter_map(|g| descriptor(&g["descriptor"])));
+        }
+        *self.writer_groups.lock().expect("groups lock") = Some(groups.clone());
+        Ok(groups)
+    }
+}
+
+/// The identities in an Identities API answer: the service wraps the list its
+/// description documents in `{count, value}`.
+fn listed(answer: &Value) -> Vec<Value> {
+    answer.as_array().or(answer["value"].as_array()).cloned().unwrap_or_default()
+}
+
+/// The Identities API's base for a collection URL.
+fn identities_url(collection: &str) -> String {
+    if let Some(org) = collection.strip_prefix("https://dev.azure.com/") {
+        format!("https://vssps.dev.azure.com/{org}")
+    } else if let Some(rest) = collection.strip_prefix("https://").and_then(|r| r.strip_suffix(".visualstudio.com")) {
+        format!("https://{rest}.vssps.visualstudio.com")
+    } else {
+        collection.to_string()
+    }
+}
+
+/// An identity descriptor, as a string or as `{identityType, identifier}`, in one
+/// comparable form.
+fn descriptor(value: &Value) -> Option<String> {
+    let text = match value {
+        Value::String(s) => s.clone(),
+        v => format!("{};{}", v["identityType"].as_str()?, v["identifier"].as_str()?),
+    };
+    Some(text.to_ascii_lowercase())
+}
+
+/// An identity reference (`{id, displayName}`), when there is one.
+fn person(identity: &Value) -> Option<Person> {
+    let id = identity["id"].as_str()?;
+    let name = identity["displayName"].as_str().or(identity["uniqueName"].as_str()).unwrap_or(id);
+    Some(Person { id: id.to_string(), name: name.to_string() })
 }
 
 /// Sort one thread into the overview or a finding thread, when its first
@@ -117,12 +192,8 @@ fn classify(t: &Value, me: &str, existing: &mut Existing) {
     if t["isDeleted"] == true {
         return;
     }
-    let comments: Vec<&Value> = t["comments"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|c| c["isDeleted"] != true && c["commentType"] != "system")
-        .collect();
+    let all: Vec<&Value> = t["comments"].as_array().into_iter().flatten().filter(|c| c["isDeleted"] != true).collect();
+    let comments: Vec<&Value> = all.iter().copied().filter(|c| c["commentType"] != "system").collect();
     let Some(first) = comments.first() else { return };
     let author = |c: &Value| c["author"]["id"].as_str().unwrap_or_default().to_string();
     let body = first["content"].as_str().unwrap_or_default();
@@ -136,16 +207,23 @@ fn classify(t: &Value, me: &str, existing: &mut Existing) {
         }
     } else if FindingMarker::parse(body).is_some() {
         let status = t["status"].as_str().unwrap_or("active");
+        let resolved = !matches!(status, "active" | "pending" | "unknown");
+        // Azure DevOps records a status change as a system comment by whoever
+        // made it; the latest one tells who set the status the thread has now.
+        let changed_by = all.iter().rev().find(|c| c["commentType"] == "system").and_then(|c| person(&c["author"]));
         existing.threads.push(Thread {
             handle,
             path: t["threadContext"]["filePath"].as_str().unwrap_or_default().trim_start_matches('/').to_string(),
             body: body.to_string(),
-            resolved: !matches!(status, "active" | "pending" | "unknown"),
+            resolved,
+            resolved_by: changed_by.filter(|p| resolved && p.id != me),
             replies: comments[1..]
                 .iter()
                 .filter(|c| author(c) != me)
-                .filter_map(|c| c["content"].as_str().map(str::to_string))
+                .filter_map(|c| Some(Reply { author: person(&c["author"])?, body: c["content"].as_str()?.to_string() }))
                 .collect(),
+            // Azure DevOps comments take likes only: no negative reaction exists.
+            thumbs_down: Vec::new(),
         });
     }
 }
@@ -159,7 +237,7 @@ impl CodeHost for Azure {
     async fn existing(&self, head: &str) -> Result<Existing, PublishError> {
         let me = self.own_id().await?;
         let (iteration, matches_head) = self.load_iteration(head).await?;
-        let mut existing = Existing::default();
+        let mut existing = Existing { author: self.author().await?, ..Existing::default() };
         if !matches_head {
             existing.inline_blocked = Some(
                 "no iteration of the pull request has the reviewed head (a push after this pipeline started)".into(),
@@ -227,5 +305,24 @@ impl CodeHost for Azure {
                 self.new_thread(thread, "post the overview thread").await
             }
         }
+    }
+
+    async fn may_write(&self, who: &Person) -> Result<bool, PublishError> {
+        let groups = self.writer_groups().await?;
+        if groups.is_empty() {
+            return Err(PublishError::Response {
+                host: HOST,
+                what: "look up the project's Contributors group".into(),
+                message: format!("no group named [{}]\\Contributors was found", self.project),
+            });
+        }
+        let url = format!(
+            "{}/_apis/identities?identityIds={}&queryMembership=expanded&{VERSION}",
+            self.identities,
+            encode(&who.id)
+        );
+        let (found, _) = self.client.get(&url, "read an identity's group memberships").await?;
+        let member_of = listed(&found).first().and_then(|i| i["memberOf"].as_array().cloned()).unwrap_or_default();
+        Ok(member_of.iter().filter_map(descriptor).any(|d| groups.contains(&d)))
     }
 }

@@ -6,7 +6,8 @@
 //! @-mentions. Evidence sits in a code fence longer than any backtick run it
 //! holds, where hosts render nothing.
 
-use crate::host::Anchor;
+use crate::dismissal::{Dismissals, Why};
+use crate::host::{Anchor, Thread};
 use crate::marker::{FindingMarker, OverviewMarker, strip};
 use crate::suggest::{Dialect, ReviewedFix};
 use gauntlet_report::markdown::{code, fenced, paragraph, text};
@@ -36,7 +37,9 @@ pub fn inline_with(p: &Published, fix: Option<&str>) -> String {
     out.push_str(fix.unwrap_or_default());
     let _ = writeln!(
         out,
-        "_gauntlet · finding {} · resolve this thread or reply \"won't fix\" or \"false positive\" and it will not be raised again._",
+        "_gauntlet · finding {} · not a real problem? Reply `/gauntlet dismiss REASON` (or `/gauntlet false-positive \
+         REASON`) as the first line, resolve the thread, or react with a thumbs-down where the host has reactions; \
+         only people with write access to the repository can dismiss._",
         code(&p.id)
     );
     out
@@ -130,6 +133,69 @@ pub struct OverviewFacts<'a> {
     pub dismissed: usize,
     /// How the run went, in gauntlet's words (incremental range, cap reached, ...).
     pub notes: Vec<String>,
+    /// What people did to dismiss findings, from [`dismissal_lines`].
+    pub dismissals: DismissalLines,
+}
+
+/// The overview's account of dismissals: one Markdown list item each.
+#[derive(Clone, Debug, Default)]
+pub struct DismissalLines {
+    pub counted: Vec<String>,
+    pub ignored: Vec<String>,
+}
+
+/// Who dismissed which finding, and which attempts did not count and why.
+/// Names and reasons are people's text and are escaped.
+pub fn dismissal_lines(threads: &[Thread], dismissals: &Dismissals) -> DismissalLines {
+    let what = |t: usize| {
+        let thread = &threads[t];
+        let id = FindingMarker::parse(&thread.body).map(|m| m.id).unwrap_or_default();
+        format!("{} (finding {})", code(&thread.path), code(&id))
+    };
+    let counted = dismissals
+        .counted
+        .iter()
+        .map(|c| {
+            let reason = c.reason.as_deref().map(|r| format!(": {}", text(r))).unwrap_or_default();
+            format!("- {}: **{}** {}{reason}", what(c.thread), text(&c.by.name), c.form)
+        })
+        .collect();
+    let ignored = dismissals
+        .ignored
+        .iter()
+        .map(|i| {
+            let why = match &i.why {
+                Why::Unchecked(message) => format!("the host could not say whether they may write ({})", text(message)),
+                why => why.to_string(),
+            };
+            format!("- {}: {} {}, not counted: {why}", what(i.thread), text(&i.by.name), i.form)
+        })
+        .collect();
+    DismissalLines { counted, ignored }
+}
+
+/// The overview's section on dismissals, cut short before [`OVERVIEW_LIMIT`].
+fn dismissal_section(out: &mut String, lines: &DismissalLines) {
+    let parts = [
+        ("Dismissed (not raised again):", &lines.counted),
+        ("Dismissals that did not count (the finding stands):", &lines.ignored),
+    ];
+    if parts.iter().all(|(_, l)| l.is_empty()) {
+        return;
+    }
+    out.push_str("### Dismissals\n\n");
+    for (title, list) in parts.iter().filter(|(_, l)| !l.is_empty()) {
+        let _ = writeln!(out, "{title}\n");
+        for line in *list {
+            if out.len() + line.len() > OVERVIEW_LIMIT {
+                out.push_str("- …more: see the pull request's threads.\n");
+                break;
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
 }
 
 /// The overview body: marker, summary, the findings not posted inline, what
@@ -161,6 +227,7 @@ pub fn overview(review: &Review, marker: &OverviewMarker, facts: &OverviewFacts<
     findings(&mut out, "Findings not placed inline", &facts.findings);
     let unverified: Vec<&Published> = review.unverified.iter().collect();
     findings(&mut out, "Could not be verified either way (not published: check by hand)", &unverified);
+    dismissal_section(&mut out, &facts.dismissals);
     coverage(&mut out, review);
     out
 }

@@ -3,8 +3,8 @@
 //! are listed and resolved through GraphQL, the only API that knows them.
 
 use crate::PublishError;
-use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Thread};
-use crate::http::{Client, string};
+use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
+use crate::http::{Client, encode, string};
 use crate::marker::{FindingMarker, OverviewMarker};
 use async_trait::async_trait;
 use reqwest::Method;
@@ -68,10 +68,12 @@ impl GitHub {
     }
 
     async fn graphql(&self, query: &str, variables: Value, what: &str) -> Result<Value, PublishError> {
-        let answer = self
-            .client
-            .send(Method::POST, &self.graphql, &json!({"query": query, "variables": variables}), what)
-            .await?;
+        let body = json!({"query": query, "variables": variables});
+        let answer = if query.starts_with("mutation") {
+            self.client.send(Method::POST, &self.graphql, &body, what).await?
+        } else {
+            self.client.query(&self.graphql, &body, what).await?
+        };
         if let Some(errors) = answer.get("errors").filter(|e| e.as_array().is_some_and(|a| !a.is_empty())) {
             let message = errors.to_string().chars().take(300).collect();
             let forbidden = errors.to_string().contains("FORBIDDEN") || errors.to_string().contains("not accessible");
@@ -105,14 +107,18 @@ impl GitHub {
         Ok(None)
     }
 
-    async fn threads(&self) -> Result<Vec<Thread>, PublishError> {
-        const QUERY: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){reviewThreads(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved path comments(first:50){nodes{databaseId body author{login}}}}}}}}";
+    /// The pipeline's review threads, and the pull request's author.
+    async fn threads(&self) -> Result<(Vec<Thread>, Option<Person>), PublishError> {
+        const QUERY: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){author{login} reviewThreads(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved resolvedBy{login} path comments(first:50){nodes{databaseId body author{login} reactions(content:THUMBS_DOWN,first:50){nodes{user{login}}}}}}}}}}";
         let mut threads = Vec::new();
+        let mut author = None;
         let mut cursor = Value::Null;
         for _ in 0..50 {
             let vars = json!({"owner": self.owner, "name": self.name, "number": self.number, "cursor": cursor});
             let answer = self.graphql(QUERY, vars, "list the review threads").await?;
-            let page = &answer["data"]["repository"]["pullRequest"]["reviewThreads"];
+            let pr = &answer["data"]["repository"]["pullRequest"];
+            author = author.or_else(|| person(&pr["author"]));
+            let page = &pr["reviewThreads"];
             for node in page["nodes"].as_array().into_iter().flatten() {
                 threads.extend(self.thread(node));
             }
@@ -121,7 +127,7 @@ impl GitHub {
             }
             cursor = page["pageInfo"]["endCursor"].clone();
         }
-        Ok(threads)
+        Ok((threads, author))
     }
 
     /// A review thread, when the pipeline opened it with a finding marker.
@@ -135,14 +141,18 @@ impl GitHub {
         let replies = comments[1..]
             .iter()
             .filter(|c| !self.is_pipeline(c["author"]["login"].as_str()))
-            .filter_map(|c| c["body"].as_str().map(str::to_string))
+            .filter_map(|c| Some(Reply { author: person(&c["author"])?, body: c["body"].as_str()?.to_string() }))
             .collect();
+        let reactions = first["reactions"]["nodes"].as_array().into_iter().flatten();
+        let resolved_by = person(&node["resolvedBy"]).filter(|p| !self.is_pipeline(Some(&p.id)));
         Some(Thread {
             handle: Handle { thread: node["id"].as_str()?.to_string(), comment: first["databaseId"].to_string() },
             path: node["path"].as_str().unwrap_or_default().to_string(),
             body: body.to_string(),
             resolved: node["isResolved"].as_bool().unwrap_or(false),
+            resolved_by,
             replies,
+            thumbs_down: reactions.filter_map(|r| person(&r["user"])).collect(),
         })
     }
 
@@ -177,7 +187,8 @@ impl CodeHost for GitHub {
     async fn existing(&self, _head: &str) -> Result<Existing, PublishError> {
         // GitHub accepts comments on any commit of the pull request, so a
         // newer push does not block placing them on the reviewed head.
-        Ok(Existing { overview: self.overview().await?, threads: self.threads().await?, inline_blocked: None })
+        let (threads, author) = self.threads().await?;
+        Ok(Existing { overview: self.overview().await?, threads, inline_blocked: None, author })
     }
 
     async fn create(&self, head: &str, comments: &[NewComment]) -> Result<(), PublishError> {
@@ -233,4 +244,20 @@ impl CodeHost for GitHub {
         self.client.send(method, &url, &json!({"body": body}), what).await?;
         Ok(())
     }
+
+    async fn may_write(&self, who: &Person) -> Result<bool, PublishError> {
+        let url = format!("{}/collaborators/{}/permission", self.repo, encode(&who.id));
+        match self.client.get(&url, "read a collaborator's permission").await {
+            // `permission` folds maintain into write and triage into read.
+            Ok((answer, _)) => Ok(matches!(answer["permission"].as_str(), Some("admin" | "write"))),
+            Err(PublishError::Http { status: 404, .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// A GraphQL actor (`{login}`), when there is one (deleted accounts are `null`).
+fn person(actor: &Value) -> Option<Person> {
+    let login = actor["login"].as_str()?;
+    Some(Person { id: login.to_string(), name: login.to_string() })
 }

@@ -4,7 +4,7 @@
 //! personal) access token with the `api` scope.
 
 use crate::PublishError;
-use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Thread};
+use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
 use crate::http::{Client, encode, string};
 use crate::marker::{FindingMarker, OverviewMarker};
 use async_trait::async_trait;
@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 use std::sync::Mutex;
 
 const HOST: &str = "GitLab";
+/// GitLab's access level for Developer, the lowest role that may push.
+const DEVELOPER: u64 = 30;
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -36,6 +38,7 @@ struct DiffRefs {
 pub struct GitLab {
     client: Client,
     api: String,
+    project: String,
     mr: String,
     diff_refs: Mutex<Option<DiffRefs>>,
 }
@@ -44,8 +47,9 @@ impl GitLab {
     pub fn new(config: Config) -> Result<GitLab, PublishError> {
         let api = config.api_url.trim_end_matches('/').to_string();
         let client = Client::new(HOST, &[("PRIVATE-TOKEN", config.token.clone())], &config.token)?;
-        let mr = format!("{api}/projects/{}/merge_requests/{}", encode(&config.project), config.merge_request);
-        Ok(GitLab { client, api, mr, diff_refs: Mutex::new(None) })
+        let project = format!("{api}/projects/{}", encode(&config.project));
+        let mr = format!("{project}/merge_requests/{}", config.merge_request);
+        Ok(GitLab { client, api, project, mr, diff_refs: Mutex::new(None) })
     }
 
     async fn own_id(&self) -> Result<String, PublishError> {
@@ -53,14 +57,31 @@ impl GitLab {
         string(&user, "/id", HOST, "read the token's user")
     }
 
-    async fn load_diff_refs(&self) -> Result<DiffRefs, PublishError> {
+    /// The merge request's `diff_refs`, and its author.
+    async fn load_diff_refs(&self) -> Result<(DiffRefs, Option<Person>), PublishError> {
         let (mr, _) = self.client.get(&self.mr, "read the merge request").await?;
         let what = "read the merge request's diff_refs";
-        Ok(DiffRefs {
+        let refs = DiffRefs {
             base: string(&mr, "/diff_refs/base_sha", HOST, what)?,
             start: string(&mr, "/diff_refs/start_sha", HOST, what)?,
             head: string(&mr, "/diff_refs/head_sha", HOST, what)?,
-        })
+        };
+        Ok((refs, person(&mr["author"])))
+    }
+
+    /// Who gave the pipeline's note of `thread` a `thumbsdown` award.
+    async fn thumbs_down(&self, thread: &Handle) -> Result<Vec<Person>, PublishError> {
+        let mut people = Vec::new();
+        for page in 1..=10 {
+            let url = format!("{}/notes/{}/award_emoji?per_page=100&page={page}", self.mr, thread.comment);
+            let (list, _) = self.client.get(&url, "list a note's award emoji").await?;
+            let items = list.as_array().cloned().unwrap_or_default();
+            people.extend(items.iter().filter(|a| a["name"] == "thumbsdown").filter_map(|a| person(&a["user"])));
+            if items.len() < 100 {
+                break;
+            }
+        }
+        Ok(people)
     }
 
     async fn discussions(&self) -> Result<Vec<Value>, PublishError> {
@@ -111,16 +132,25 @@ fn classify(d: &Value, me: &str, existing: &mut Existing) {
         let replies = notes[1..]
             .iter()
             .filter(|n| author(n) != me)
-            .filter_map(|n| n["body"].as_str().map(str::to_string))
+            .filter_map(|n| Some(Reply { author: person(&n["author"])?, body: n["body"].as_str()?.to_string() }))
             .collect();
         existing.threads.push(Thread {
             handle,
             path: first["position"]["new_path"].as_str().unwrap_or_default().to_string(),
             body: body.to_string(),
             resolved: first["resolved"].as_bool().unwrap_or(false),
+            resolved_by: person(&first["resolved_by"]).filter(|p| p.id != me),
             replies,
+            thumbs_down: Vec::new(),
         });
     }
+}
+
+/// A GitLab user (`{id, username}`), when there is one.
+fn person(user: &Value) -> Option<Person> {
+    let id = user["id"].as_u64()?;
+    let name = user["username"].as_str().map_or_else(|| id.to_string(), str::to_string);
+    Some(Person { id: id.to_string(), name })
 }
 
 #[async_trait]
@@ -135,8 +165,8 @@ impl CodeHost for GitLab {
 
     async fn existing(&self, head: &str) -> Result<Existing, PublishError> {
         let me = self.own_id().await?;
-        let refs = self.load_diff_refs().await?;
-        let mut existing = Existing::default();
+        let (refs, author) = self.load_diff_refs().await?;
+        let mut existing = Existing { author, ..Existing::default() };
         if refs.head != head {
             existing.inline_blocked = Some(format!(
                 "the merge request's head is now {} (a push after this pipeline started), so the reviewed lines may have moved",
@@ -147,6 +177,9 @@ impl CodeHost for GitLab {
         for d in self.discussions().await? {
             classify(&d, &me, &mut existing);
         }
+        for thread in &mut existing.threads {
+            thread.thumbs_down = self.thumbs_down(&thread.handle).await?;
+        }
         Ok(existing)
     }
 
@@ -154,7 +187,7 @@ impl CodeHost for GitLab {
         let cached = self.diff_refs.lock().expect("diff_refs lock").clone();
         let refs = match cached {
             Some(refs) => refs,
-            None => self.load_diff_refs().await?,
+            None => self.load_diff_refs().await?.0,
         };
         // GitLab has no batch endpoint: one discussion per comment.
         for (i, c) in comments.iter().enumerate() {
@@ -198,5 +231,15 @@ impl CodeHost for GitLab {
         };
         self.client.send(method, &url, &json!({"body": body}), what).await?;
         Ok(())
+    }
+
+    async fn may_write(&self, who: &Person) -> Result<bool, PublishError> {
+        // `members/all` counts access inherited from groups, as GitLab itself does.
+        let url = format!("{}/members/all/{}", self.project, encode(&who.id));
+        match self.client.get(&url, "read a project member's access level").await {
+            Ok((member, _)) => Ok(member["access_level"].as_u64().is_some_and(|level| level >= DEVELOPER)),
+            Err(PublishError::Http { status: 404, .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
     }
 }

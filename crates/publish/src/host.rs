@@ -27,7 +27,26 @@ pub struct Handle {
     pub comment: String,
 }
 
-/// An inline thread the pipeline opened on an earlier run.
+/// Someone on the code host, as the host identifies them.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Person {
+    /// What the host's permission API takes: the GitHub login, the GitLab user id,
+    /// the Azure DevOps identity id.
+    pub id: String,
+    /// What a reader recognises: login, username or display name.
+    pub name: String,
+}
+
+/// A reply in a thread, by anyone but the pipeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    pub author: Person,
+    pub body: String,
+}
+
+/// An inline thread the pipeline opened on an earlier run, with what people
+/// did on it as the host recorded it. [`crate::dismissal`] decides what of
+/// that counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Thread {
     pub handle: Handle,
@@ -37,8 +56,15 @@ pub struct Thread {
     /// Whether the host shows the thread as resolved (GitHub, GitLab) or as any
     /// status other than active (Azure DevOps).
     pub resolved: bool,
-    /// Bodies of the replies written by anyone but the pipeline.
-    pub replies: Vec<String>,
+    /// Who resolved the thread, when it is resolved, the host says who, and it was
+    /// not the pipeline (GitHub `resolvedBy`, GitLab `resolved_by`, Azure DevOps the
+    /// author of the status change).
+    pub resolved_by: Option<Person>,
+    /// Replies by anyone but the pipeline, oldest first.
+    pub replies: Vec<Reply>,
+    /// Who left the host's negative reaction on the pipeline's comment (GitHub's
+    /// thumbs-down, GitLab's `thumbsdown` award; Azure DevOps has none).
+    pub thumbs_down: Vec<Person>,
 }
 
 /// The overview comment an earlier run left.
@@ -57,6 +83,8 @@ pub struct Existing {
     /// Why new inline comments cannot be placed on the head under review (the
     /// pull request moved on since the pipeline started), if so.
     pub inline_blocked: Option<String>,
+    /// Who opened the pull request, when the host says.
+    pub author: Option<Person>,
 }
 
 /// An inline comment to create.
@@ -98,4 +126,10 @@ pub trait CodeHost: Send + Sync {
 
     /// Create the overview, or replace the existing one's body.
     async fn upsert_overview(&self, existing: Option<&Handle>, body: &str) -> Result<(), PublishError>;
+
+    /// Whether the host reports `who` as able to write to the repository: GitHub
+    /// collaborator permission write, maintain or admin; GitLab access Developer or
+    /// above; Azure DevOps a member of the project's Contributors or Project
+    /// Administrators. The one question a dismissal's author must pass.
+    async fn may_write(&self, who: &Person) -> Result<bool, PublishError>;
 }

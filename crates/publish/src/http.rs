@@ -52,9 +52,25 @@ impl Client {
 
     /// GET `url` as JSON, with its response headers (for pagination).
     pub(crate) async fn get(&self, url: &str, what: &str) -> Result<(Value, HeaderMap), PublishError> {
+        self.read(Method::GET, url, None, what).await
+    }
+
+    /// POST `body` to `url` for a request that changes nothing (a GraphQL query),
+    /// retried like a GET.
+    pub(crate) async fn query(&self, url: &str, body: &Value, what: &str) -> Result<Value, PublishError> {
+        Ok(self.read(Method::POST, url, Some(body), what).await?.0)
+    }
+
+    async fn read(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<&Value>,
+        what: &str,
+    ) -> Result<(Value, HeaderMap), PublishError> {
         let mut attempt = 1;
         loop {
-            match self.once(Method::GET, url, None, what).await {
+            match self.once(method.clone(), url, body, what).await {
                 Err(e) if attempt < ATTEMPTS && self.retryable(&e) => {
                     tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt))).await;
                     attempt += 1;
@@ -64,7 +80,9 @@ impl Client {
         }
     }
 
-    /// Send `body` with `method`; the answer as JSON (`null` when empty).
+    /// Send `body` with `method`; the answer as JSON (`null` when empty). A 5xx or
+    /// a lost answer to a write is [`PublishError::Uncertain`]: the host may have
+    /// stored it.
     pub(crate) async fn send(
         &self,
         method: Method,
@@ -72,7 +90,17 @@ impl Client {
         body: &Value,
         what: &str,
     ) -> Result<Value, PublishError> {
-        Ok(self.once(method, url, Some(body), what).await?.0)
+        let write = method != Method::GET;
+        match self.once(method, url, Some(body), what).await {
+            Ok((value, _)) => Ok(value),
+            Err(PublishError::Http { host, what, status, message }) if write && status >= 500 => {
+                Err(PublishError::Uncertain { host, what, answer: format!("HTTP {status}"), message })
+            }
+            Err(PublishError::Network { host, what, message }) if write => {
+                Err(PublishError::Uncertain { host, what, answer: "nothing (the connection failed)".into(), message })
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn retryable(&self, e: &PublishError) -> bool {

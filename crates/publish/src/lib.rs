@@ -4,6 +4,8 @@
 //! - a [`CodeHost`] ([`github`], [`gitlab`], [`azure`]) lists what the pipeline
 //!   posted before ([`Existing`]): the overview comment and the inline threads,
 //!   each found by a hidden [`marker`];
+//! - [`dismissal::check`] decides which threads people dismissed, and which
+//!   attempts to dismiss did not count: the one definition of "dismissed";
 //! - [`anchor::place`] decides which findings can sit on a diff line;
 //! - [`plan_sync`], a pure function, decides what to create, update, resolve
 //!   or leave, honouring dismissals and the per-run cap;
@@ -15,9 +17,10 @@
 //! # async fn run(host: &dyn gauntlet_publish::CodeHost, review: &gauntlet_review::Review) -> Result<(), gauntlet_publish::PublishError> {
 //! use gauntlet_publish::{Candidate, OverviewMarker, Request, DEFAULT_CAP};
 //! let existing = host.existing(&review.head).await?;
+//! let dismissals = gauntlet_publish::dismissal::check(host, &existing, Default::default()).await;
 //! let candidates = review.published.iter().map(|p| Candidate { finding: p, anchor: None, fix: None }).collect();
 //! let marker = OverviewMarker { head: review.head.clone(), rules: review.rules_version.clone(), config: "c".into() };
-//! let request = Request { review, candidates, marker, cap: DEFAULT_CAP, reviewed: None, notes: vec![] };
+//! let request = Request { review, candidates, marker, cap: DEFAULT_CAP, reviewed: None, notes: vec![], dismissals };
 //! let summary = gauntlet_publish::sync(host, &existing, request).await?;
 //! println!("{summary}");
 //! # Ok(()) }
@@ -26,6 +29,7 @@
 pub mod anchor;
 pub mod azure;
 pub mod body;
+pub mod dismissal;
 pub mod github;
 pub mod gitlab;
 pub mod host;
@@ -35,7 +39,8 @@ pub mod plan;
 pub mod suggest;
 pub mod sync;
 
-pub use host::{Anchor, CodeHost, Existing, Handle, NewComment, Overview, Thread};
+pub use dismissal::{Dismissals, Policy};
+pub use host::{Anchor, CodeHost, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
 pub use http::{MAX_RESPONSE_BYTES, read_json};
 pub use marker::{FindingMarker, OverviewMarker};
 pub use plan::{Action, Candidate, DEFAULT_CAP, Plan, plan_sync};
@@ -54,6 +59,14 @@ pub enum PublishError {
     Network { host: &'static str, what: String, message: String },
     #[error("{host} sent an unexpected answer to {what}: {message}")]
     Response { host: &'static str, what: String, message: String },
+    /// A write whose answer leaves it unknown whether the host stored it: a 5xx,
+    /// or no answer at all. Writes are not retried (a retry could duplicate); the
+    /// next run finds whatever was stored by its marker.
+    #[error(
+        "{host} answered {answer} to {what} ({message}); it may or may not have been stored, and the next run \
+         reconciles what the pull request shows without posting anything twice"
+    )]
+    Uncertain { host: &'static str, what: String, answer: String, message: String },
     /// A failure after some writes had already gone through.
     #[error(
         "{source}; before that, this run had {done}. Run it again to finish: comments already on the pull \
@@ -82,8 +95,18 @@ impl PublishError {
         }
     }
 
-    /// Whether anything reached the pull request before the failure.
+    /// Whether anything is known to have reached the pull request before the failure.
     pub fn posted_something(&self) -> bool {
         matches!(self, PublishError::Partial { .. })
+    }
+
+    /// Whether the failing write may have been stored all the same (see
+    /// [`PublishError::Uncertain`]).
+    pub fn outcome_unknown(&self) -> bool {
+        match self {
+            PublishError::Uncertain { .. } => true,
+            PublishError::Partial { source, .. } => source.outcome_unknown(),
+            _ => false,
+        }
     }
 }

@@ -5,7 +5,9 @@
 //! evidence), carried in each comment's marker. A finding without an exact
 //! match still matches a thread on the same path whose claim overlaps its own
 //! by at least [`TWIN_OVERLAP`], so a model rewording its evidence does not
-//! open a second thread. A thread a person dismissed keeps its finding quiet.
+//! open a second thread. A thread dismissed as [`crate::dismissal`] defines it
+//! keeps its finding quiet; one resolved by anyone else is reopened while its
+//! finding stands, so hiding a thread does not make a finding go away.
 //!
 //! A reviewed fix (`gauntlet ci --suggest`) rides on the comment a run creates:
 //! when it can be the host's suggestion, the comment is placed on exactly the
@@ -14,6 +16,7 @@
 //! it (only a changed finding is), so a re-run never duplicates or churns it.
 
 use crate::body;
+use crate::dismissal::Dismissals;
 use crate::host::{Anchor, Thread};
 use crate::marker::FindingMarker;
 use crate::suggest::{Dialect, ReviewedFix};
@@ -45,6 +48,8 @@ pub struct Options<'a> {
     pub head: &'a str,
     /// How the host takes suggested fixes.
     pub dialect: Dialect,
+    /// Which of the threads are dismissed ([`crate::dismissal::check`]).
+    pub dismissals: &'a Dismissals,
 }
 
 /// One change to the pull request. `finding` indexes the candidates, `thread`
@@ -98,7 +103,10 @@ enum State {
     Open,
     /// The pipeline resolved it on an earlier run: the finding had gone.
     ResolvedByUs,
-    /// Someone else resolved it, or a person replied that it is not a bug.
+    /// Resolved by someone whose resolution is not a dismissal (the author, a
+    /// person without write access, or nobody the host could name).
+    ResolvedByOther,
+    /// Dismissed by someone allowed to.
     Dismissed,
 }
 
@@ -109,23 +117,15 @@ struct Known<'t> {
     state: State,
 }
 
-/// Replies that mean a person looked and decided against the finding.
-pub fn is_dismissal(reply: &str) -> bool {
-    let reply = reply.to_lowercase().replace(['’', '\''], "");
-    ["wont fix", "wontfix", "false positive", "not a bug", "by design", "works as intended"]
-        .iter()
-        .any(|p| reply.contains(p))
-}
-
-fn known(thread: &Thread) -> Option<Known<'_>> {
+fn known(thread: &Thread, dismissed: bool) -> Option<Known<'_>> {
     let marker = FindingMarker::parse(&thread.body)?;
     let claim = body::parse(&thread.body).map(|p| p.claim).unwrap_or_default();
-    let state = if thread.replies.iter().any(|r| is_dismissal(r)) {
+    let state = if dismissed {
         State::Dismissed
     } else if marker.resolved {
         State::ResolvedByUs
     } else if thread.resolved {
-        State::Dismissed
+        State::ResolvedByOther
     } else {
         State::Open
     };
@@ -135,7 +135,8 @@ fn known(thread: &Thread) -> Option<Known<'_>> {
 /// Decide every action for this run. `candidates` come in rank order: when the
 /// cap bites, the most important findings get the comments.
 pub fn plan_sync(threads: &[Thread], candidates: &[Candidate<'_>], opts: &Options<'_>) -> Plan {
-    let known: Vec<Option<Known<'_>>> = threads.iter().map(known).collect();
+    let known: Vec<Option<Known<'_>>> =
+        threads.iter().enumerate().map(|(t, thread)| known(thread, opts.dismissals.is_dismissed(t))).collect();
     let matches = match_threads(&known, candidates);
     let mut plan = Plan::default();
     let mut budget = opts.cap;
@@ -217,11 +218,11 @@ fn matched(
             plan.actions.push(Action::Update { thread: t, finding: i, body, reopen: false })
         }
         State::Open => plan.actions.push(Action::Leave { thread: t, finding: Some(i) }),
-        State::ResolvedByUs if *budget > 0 => {
+        State::ResolvedByUs | State::ResolvedByOther if *budget > 0 => {
             *budget -= 1;
             plan.actions.push(Action::Update { thread: t, finding: i, body, reopen: true });
         }
-        State::ResolvedByUs => {
+        State::ResolvedByUs | State::ResolvedByOther => {
             plan.over_cap += 1;
             plan.overview.push(i);
         }

@@ -4,6 +4,7 @@
 
 use crate::PublishError;
 use crate::body::{self, OverviewFacts};
+use crate::dismissal::Dismissals;
 use crate::host::{CodeHost, Existing, NewComment};
 use crate::marker::OverviewMarker;
 use crate::plan::{Action, Candidate, Options, Plan, plan_sync};
@@ -23,6 +24,9 @@ pub struct Request<'a> {
     pub reviewed: Option<BTreeSet<String>>,
     /// Lines for the overview about how the run went.
     pub notes: Vec<String>,
+    /// The verdict on what people did on the existing threads
+    /// ([`crate::dismissal::check`]); the overview lists it.
+    pub dismissals: Dismissals,
 }
 
 /// What a sync did, for the log.
@@ -65,7 +69,13 @@ pub fn preview(existing: &Existing, request: &Request<'_>, dialect: Dialect) -> 
     if existing.inline_blocked.is_some() {
         candidates.iter_mut().for_each(|c| c.anchor = None);
     }
-    let opts = Options { cap: request.cap, reviewed: request.reviewed.as_ref(), head: &request.review.head, dialect };
+    let opts = Options {
+        cap: request.cap,
+        reviewed: request.reviewed.as_ref(),
+        head: &request.review.head,
+        dialect,
+        dismissals: &request.dismissals,
+    };
     plan_sync(&existing.threads, &candidates, &opts)
 }
 
@@ -89,6 +99,7 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
         inline: plan.open_inline(),
         dismissed: plan.dismissed.len(),
         notes: request.notes,
+        dismissals: body::dismissal_lines(&existing.threads, &request.dismissals),
     };
     let overview = body::overview(request.review, &request.marker, &facts);
     host.upsert_overview(existing.overview.as_ref().map(|o| &o.handle), &overview)

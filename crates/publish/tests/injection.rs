@@ -109,6 +109,36 @@ fn the_overview_carries_hostile_text_only_escaped_under_gauntlets_own_marker() {
     }
 }
 
+#[test]
+fn names_and_reasons_people_wrote_reach_the_overview_only_escaped() {
+    use gauntlet_publish::dismissal::{self, Access, Policy};
+    use gauntlet_publish::{Handle, Person, Reply, Thread};
+    for (name, text) in corpus() {
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("x").trim().to_string();
+        let writer = Person { id: "u1".into(), name: first.clone() };
+        let unknown = Person { id: "u2".into(), name: first.clone() };
+        let thread = Thread {
+            handle: Handle { thread: "t".into(), comment: "c".into() },
+            path: "src/app.py".into(),
+            body: "<!-- gauntlet:finding v1 id=f1 -->\n\nclaim".into(),
+            resolved: false,
+            resolved_by: None,
+            replies: vec![Reply { author: writer, body: format!("/gauntlet dismiss {first}") }],
+            thumbs_down: vec![unknown],
+        };
+        let threads = [thread];
+        let verdict = dismissal::assess(&threads, None, Policy::default(), |p| {
+            if p.id == "u1" { Access::Write } else { Access::Unknown(first.clone()) }
+        });
+        assert_eq!((verdict.counted.len(), verdict.ignored.len()), (1, 1), "{name}");
+        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into() };
+        let facts = OverviewFacts { dismissals: body::dismissal_lines(&threads, &verdict), ..Default::default() };
+        let body = overview(&Review::default(), &marker, &facts);
+        assert_eq!(OverviewMarker::parse(&body), Some(marker), "{name}");
+        assert_inert(&prose(body.split_once('\n').unwrap().1), &name);
+    }
+}
+
 /// A reviewed fix whose patch adds `text`'s lines in place of line 4.
 fn hostile_fix(text: &str) -> ReviewedFix {
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -152,7 +182,7 @@ fn a_hostile_fix_stays_inside_its_fence_in_every_hosts_comment() {
                 "{what}: the fix is shown verbatim, fenced"
             );
             assert!(
-                prose(&body).contains("it will not be raised again._"),
+                prose(&body).contains("only people with write access to the repository can dismiss._"),
                 "{what}: the fence closed before the footer"
             );
         }

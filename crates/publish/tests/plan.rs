@@ -4,18 +4,19 @@
 mod common;
 
 use common::*;
-use gauntlet_publish::plan::{Action, Options, is_dismissal};
-use gauntlet_publish::{Dialect, Plan, Thread, plan_sync};
+use gauntlet_publish::plan::{Action, Options};
+use gauntlet_publish::{Dialect, Dismissals, Plan, Thread, plan_sync};
 use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
 use std::collections::BTreeSet;
 
 fn plan(threads: &[Thread], published: &[Published]) -> Plan {
-    plan_sync(
-        threads,
-        &candidates(published),
-        &Options { cap: 15, reviewed: None, head: HEAD, dialect: Dialect::GitHub },
-    )
+    plan_with(threads, published, &Dismissals::default())
+}
+
+fn plan_with(threads: &[Thread], published: &[Published], dismissals: &Dismissals) -> Plan {
+    let opts = Options { cap: 15, reviewed: None, head: HEAD, dialect: Dialect::GitHub, dismissals };
+    plan_sync(threads, &candidates(published), &opts)
 }
 
 fn two() -> Vec<Published> {
@@ -120,30 +121,50 @@ fn an_incremental_run_never_resolves_threads_on_files_it_did_not_review() {
     let p = plan_sync(
         &threads,
         &candidates(&two()[..1]),
-        &Options { cap: 15, reviewed: Some(&reviewed), head: HEAD, dialect: Dialect::GitHub },
+        &Options {
+            cap: 15,
+            reviewed: Some(&reviewed),
+            head: HEAD,
+            dialect: Dialect::GitHub,
+            dismissals: &Dismissals::default(),
+        },
     );
     assert_eq!(counts(&p), (0, 0, 0, 2));
 }
 
 #[test]
-fn a_thread_someone_else_resolved_is_a_dismissal() {
+fn a_dismissed_thread_keeps_its_finding_quiet() {
     let mut threads = posted(&two());
     threads[0].resolved = true;
-    let p = plan(&threads, &two());
+    let p = plan_with(&threads, &two(), &resolved_by_writer(&[0]));
     assert_eq!(p.dismissed, vec![0]);
     assert_eq!(counts(&p), (0, 0, 0, 1), "no comment, no reopen, no overview entry");
     assert!(p.overview.is_empty());
 }
 
 #[test]
-fn a_wont_fix_reply_is_a_dismissal_even_when_reworded() {
+fn a_resolution_that_did_not_count_is_reopened_while_its_finding_stands() {
     let mut threads = posted(&two());
-    threads[1].replies.push("Won’t fix: the buffer has a sentinel slot.".into());
+    threads[0].resolved = true;
+    threads[0].resolved_by = Some(person("paul"));
+    let p = plan(&threads, &two());
+    assert!(p.dismissed.is_empty());
+    assert!(
+        p.actions.iter().any(|a| matches!(a, Action::Update { thread: 0, reopen: true, .. })),
+        "a hidden finding is shown again: {p:?}"
+    );
+}
+
+#[test]
+fn a_dismissal_holds_when_the_finding_is_reworded_and_free_text_is_no_dismissal() {
+    let mut threads = posted(&two());
+    threads[0].replies.push(reply("alice", "Won’t fix: the buffer has a sentinel slot."));
+    threads[1].replies.push(reply("alice", "/gauntlet dismiss the buffer has a sentinel slot"));
     let mut reworded = two();
     reworded[1].claim = "The loop reads one element past the end of the buffer each time it is called.".into();
-    let p = plan(&threads, &reworded);
+    let p = plan_with(&threads, &reworded, &resolved_by_writer(&[1]));
     assert_eq!(p.dismissed, vec![1]);
-    assert!(is_dismissal("false positive, see the guard above") && !is_dismissal("good catch, fixing"));
+    assert!(p.actions.iter().any(|a| matches!(a, Action::Leave { thread: 0, .. })), "{p:?}");
 }
 
 #[test]
@@ -159,8 +180,7 @@ fn the_cap_opens_the_most_important_first_and_lists_the_rest() {
             )
         })
         .collect();
-    let p =
-        plan_sync(&[], &candidates(&many), &Options { cap: 15, reviewed: None, head: HEAD, dialect: Dialect::GitHub });
+    let p = plan(&[], &many);
     assert_eq!(counts(&p).0, 15);
     assert_eq!(p.over_cap, 5);
     assert_eq!(p.overview, (15..20).collect::<Vec<_>>());
@@ -183,7 +203,7 @@ fn a_resolution_cut_short_is_finished_next_run_unless_someone_replied() {
     after[1].resolved = false;
     let again = plan(&after, &two()[..1]);
     assert!(again.actions.iter().any(|a| matches!(a, Action::Resolve { thread: 1, .. })), "{again:?}");
-    after[1].replies.push("Reopened: this still happens on cold starts.".into());
+    after[1].replies.push(reply("alice", "Reopened: this still happens on cold starts."));
     let replied = plan(&after, &two()[..1]);
     assert!(!replied.actions.iter().any(|a| matches!(a, Action::Resolve { .. })), "a person reopened it: {replied:?}");
 }

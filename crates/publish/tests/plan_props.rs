@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use gauntlet_publish::plan::{Action, Options};
-use gauntlet_publish::{Dialect, Plan, Thread, plan_sync};
+use gauntlet_publish::{Dialect, Dismissals, Plan, Thread, plan_sync};
 use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
 use proptest::prelude::*;
@@ -46,7 +46,12 @@ fn arb_run() -> impl Strategy<Value = Vec<Published>> {
 }
 
 fn run(threads: &[Thread], published: &[Published], cap: usize) -> Plan {
-    plan_sync(threads, &candidates(published), &Options { cap, reviewed: None, head: HEAD, dialect: Dialect::GitHub })
+    run_with(threads, published, cap, &Dismissals::default())
+}
+
+fn run_with(threads: &[Thread], published: &[Published], cap: usize, dismissals: &Dismissals) -> Plan {
+    let opts = Options { cap, reviewed: None, head: HEAD, dialect: Dialect::GitHub, dismissals };
+    plan_sync(threads, &candidates(published), &opts)
 }
 
 proptest! {
@@ -93,12 +98,12 @@ proptest! {
     }
 
     #[test]
-    fn dismissed_threads_are_never_touched(history in arb_run(), now in arb_run(), pick in any::<prop::sample::Index>(), by_reply in any::<bool>()) {
+    fn dismissed_threads_are_never_touched(history in arb_run(), now in arb_run(), pick in any::<prop::sample::Index>(), resolved in any::<bool>()) {
         let mut threads = apply(&[], &run(&[], &history, 15));
         prop_assume!(!threads.is_empty());
         let t = pick.index(threads.len());
-        if by_reply { threads[t].replies.push("false positive".into()) } else { threads[t].resolved = true }
-        let plan = run(&threads, &now, 15);
+        threads[t].resolved = resolved;
+        let plan = run_with(&threads, &now, 15, &resolved_by_writer(&[t]));
         for a in &plan.actions {
             let touched = match a {
                 Action::Update { thread, .. } | Action::Resolve { thread, .. } | Action::Leave { thread, .. } => Some(*thread),

@@ -6,7 +6,7 @@
 //! `GAUNTLET_PRISM_AZURE_URL`, then runs these ignored tests. Run by hand
 //! without those variables, they fail saying so rather than pass unchecked.
 
-use gauntlet_publish::{Anchor, CodeHost, Handle, NewComment, azure, github};
+use gauntlet_publish::{Anchor, CodeHost, Handle, NewComment, Person, azure, github};
 
 const HEAD: &str = "2c26b46b68ffc68ff99b453c1d30413413422d70";
 
@@ -57,6 +57,8 @@ async fn prism_github_requests_match_the_official_description() {
     host.upsert_overview(None, "<!-- gauntlet:overview v1 head=x -->\n\nbody").await.expect("overview created");
     host.upsert_overview(Some(&handle), "updated").await.expect("overview edited");
     host.update(&handle, "edited", false).await.expect("review comment edited");
+    let person = Person { id: "octocat".into(), name: "octocat".into() };
+    host.may_write(&person).await.expect("a collaborator's permission read");
     // The edit goes through REST and must pass; the resolution itself is a GraphQL
     // mutation, which the REST description (and so Prism) does not serve.
     match host.resolve(&handle, "resolved").await {

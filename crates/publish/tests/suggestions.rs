@@ -5,7 +5,9 @@ mod common;
 
 use common::*;
 use gauntlet_publish::plan::{Action, Options};
-use gauntlet_publish::{Anchor, Candidate, Dialect, Plan, ReviewedFix, Suggestion, Thread, Unsuitable, plan_sync};
+use gauntlet_publish::{
+    Anchor, Candidate, Dialect, Dismissals, Plan, ReviewedFix, Suggestion, Thread, Unsuitable, plan_sync,
+};
 use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
 
@@ -31,7 +33,11 @@ fn fix(converged: bool, fit: Result<(), Unsuitable>) -> ReviewedFix {
 
 fn plan(threads: &[Thread], p: &Published, fix: Option<ReviewedFix>, dialect: Dialect) -> Plan {
     let candidates = vec![Candidate { finding: p, anchor: Some(anchor(p)), fix }];
-    plan_sync(threads, &candidates, &Options { cap: 15, reviewed: None, head: HEAD, dialect })
+    plan_sync(
+        threads,
+        &candidates,
+        &Options { cap: 15, reviewed: None, head: HEAD, dialect, dismissals: &Dismissals::default() },
+    )
 }
 
 fn created(plan: &Plan) -> (Anchor, String) {

@@ -18,6 +18,7 @@ use gauntlet_report::{Format, Options};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Severity;
 use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -70,6 +71,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     review_args.change.head = Some(ctx.head.clone());
     let settings = Settings::resolve(git.root(), config, &review_args, env, is_tty)?;
     let suggest = args.suggest || settings.file.ci.suggest.unwrap_or(false);
+    let policy = gauntlet_publish::Policy { author_may_dismiss: settings.file.ci.author_may_dismiss.unwrap_or(false) };
     let suggest = suggest.then(|| crate::commands::fix::loop_settings(&args.loop_args)).transpose()?;
     let format: Format = settings.format.parse()?;
     let opts = Options { verbose: settings.verbose, color: settings.color && format == Format::Terminal };
@@ -111,16 +113,20 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         digest: config_digest,
         cap: args.max_comments,
         suggest,
+        policy,
     };
-    let posted = publish::post(&runtime, &mut poster, &review, &target)?;
+    let (posted, dismissed) = publish::post(&runtime, &mut poster, &review, &target)?;
     publish::summary(&ctx, &review, &posted)?;
     let state = match &posted {
         Ok(_) => "posting had already begun and was completed, so the pull request shows the whole run",
         Err(failed) if failed.partly => "posting stopped part-way (see above); run gauntlet ci again to finish it",
+        Err(failed) if failed.uncertain => {
+            "the host's answer left it unknown whether the review was stored (see above)"
+        }
         Err(_) => "nothing was posted to the pull request",
     };
     crate::interrupt::check(state)?;
-    Ok(exit_code(&review, fail_on))
+    Ok(exit_code(&review, fail_on, &dismissed))
 }
 
 /// The host client and what the pipeline posted before, or why posting is
@@ -154,10 +160,21 @@ fn severity(text: &str) -> Result<Severity> {
     }
 }
 
-/// Advisory (0) unless `--fail-on` names a severity some published finding reaches.
-fn exit_code(review: &Review, fail_on: Option<Severity>) -> ExitCode {
+/// Advisory (0) unless `--fail-on` names a severity some published finding
+/// reaches; findings a person dismissed (their ids in `dismissed`) never count.
+fn exit_code(review: &Review, fail_on: Option<Severity>, dismissed: &BTreeSet<String>) -> ExitCode {
     let Some(min) = fail_on else { return ExitCode::SUCCESS };
-    let blocking = review.published.iter().filter(|p| p.severity.weight() >= min.weight()).count();
+    let at_least = |p: &&gauntlet_review::review::Published| p.severity.weight() >= min.weight();
+    let (quiet, blocking): (Vec<_>, Vec<_>) =
+        review.published.iter().filter(at_least).partition(|p| dismissed.contains(&p.id));
+    if !quiet.is_empty() {
+        eprintln!(
+            "gauntlet: {} finding(s) at or above `{}` were dismissed on the pull request and do not fail the job",
+            quiet.len(),
+            min.as_str()
+        );
+    }
+    let blocking = blocking.len();
     if blocking == 0 {
         return ExitCode::SUCCESS;
     }

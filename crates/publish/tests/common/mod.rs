@@ -1,8 +1,9 @@
 //! Builders shared by the publisher's tests.
 #![allow(dead_code)]
 
+use gauntlet_publish::dismissal::{Counted, Dismissals, Form};
 use gauntlet_publish::plan::Action;
-use gauntlet_publish::{Anchor, Candidate, Handle, Plan, Thread};
+use gauntlet_publish::{Anchor, Candidate, Handle, Person, Plan, Reply, Thread};
 use gauntlet_review::contract::{Lens, Severity};
 use gauntlet_review::finding::Finding;
 use gauntlet_review::review::{Funnel, Published, Review, SCHEMA_VERSION};
@@ -70,7 +71,9 @@ pub fn apply(threads: &[Thread], plan: &Plan) -> Vec<Thread> {
                     path: anchor.path.clone(),
                     body: body.clone(),
                     resolved: false,
+                    resolved_by: None,
                     replies: vec![],
+                    thumbs_down: vec![],
                 });
             }
             Action::Update { thread, body, reopen, .. } => {
@@ -101,4 +104,23 @@ pub fn counts(plan: &Plan) -> (usize, usize, usize, usize) {
         }
     }
     c
+}
+
+/// Someone on the host.
+pub fn person(name: &str) -> Person {
+    Person { id: format!("id-{name}"), name: name.into() }
+}
+
+/// A reply by `name`.
+pub fn reply(name: &str, body: &str) -> Reply {
+    Reply { author: person(name), body: body.into() }
+}
+
+/// Dismissals in which `threads` were resolved by a writer.
+pub fn resolved_by_writer(threads: &[usize]) -> Dismissals {
+    let counted = threads
+        .iter()
+        .map(|&thread| Counted { thread, by: person("erin"), form: Form::Resolution, reason: None })
+        .collect();
+    Dismissals { counted, ignored: vec![] }
 }

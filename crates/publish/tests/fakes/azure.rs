@@ -23,15 +23,49 @@ pub async fn start(head: &str) -> Fake {
             .unwrap(),
         )
     };
-    Fake::start(AzureWire { head: head.to_string() }, make, |t| {
-        t.status = "wontFix".into();
-        t.resolved = true;
-    })
-    .await
+    Fake::start(AzureWire { head: head.to_string() }, make, |s, thread, who| set_status(s, thread, "wontFix", who))
+        .await
+}
+
+/// Change a thread's status as `who`, leaving the system note Azure DevOps writes.
+fn set_status(s: &mut State, thread: u64, status: &str, who: &str) {
+    let id = s.id();
+    let t = s.thread_mut(thread).unwrap();
+    if t.status == status {
+        return;
+    }
+    t.status = status.to_string();
+    t.resolved = !matches!(status, "active" | "pending");
+    t.notes.push(Note { id, author: who.into(), body: format!("{who} changed the status to {status}"), system: true });
 }
 
 fn identity(author: &str) -> Value {
-    if author == PIPELINE { json!({"id": "build-identity"}) } else { json!({"id": format!("user-{author}")}) }
+    if author == PIPELINE {
+        json!({"id": "build-identity", "displayName": "Project Build Service"})
+    } else {
+        json!({"id": format!("user-{author}"), "displayName": author})
+    }
+}
+
+const CONTRIBUTORS: &str = "Microsoft.TeamFoundation.Identity;S-1-9-contributors";
+
+/// The Identities API: the project's groups by name, a user's expanded memberships by id.
+fn identities(s: &mut State, query: &str) -> ResponseTemplate {
+    if query.contains("filterValue=%5BMy%20Project%5D%5CContributors") {
+        return json(json!({"count": 1, "value": [{"descriptor": CONTRIBUTORS}]}));
+    }
+    if query.contains("searchFilter=General") {
+        return json(json!({"count": 0, "value": []}));
+    }
+    let Some(user) = query.split('&').find_map(|kv| kv.strip_prefix("identityIds=user-")) else {
+        return not_found("identities");
+    };
+    if !query.contains("queryMembership=expanded") {
+        s.errors.push(format!("membership read without queryMembership=Expanded: {query}"));
+    }
+    let groups =
+        if s.may_write(user) { vec![CONTRIBUTORS] } else { vec!["Microsoft.TeamFoundation.Identity;S-1-9-readers"] };
+    json(json!({"count": 1, "value": [{"id": format!("user-{user}"), "memberOf": groups}]}))
 }
 
 fn thread(t: &FakeThread) -> Value {
@@ -39,7 +73,7 @@ fn thread(t: &FakeThread) -> Value {
         .notes
         .iter()
         .enumerate()
-        .map(|(i, n)| json!({"id": n.id, "parentCommentId": if i == 0 { 0 } else { t.notes[0].id }, "content": n.body, "author": identity(&n.author), "commentType": "text"}))
+        .map(|(i, n)| json!({"id": n.id, "parentCommentId": if i == 0 { 0 } else { t.notes[0].id }, "content": n.body, "author": identity(&n.author), "commentType": if n.system { "system" } else { "text" }}))
         .collect();
     let mut v = json!({"id": t.id, "status": t.status, "comments": comments, "isDeleted": false});
     if let Some(path) = &t.path {
@@ -52,6 +86,12 @@ impl Wire for AzureWire {
     fn answer(&self, s: &mut State, method: &str, path: &str, query: &str, body: &Value) -> ResponseTemplate {
         if path == "/org/_apis/connectionData" {
             return json(json!({"authenticatedUser": identity(PIPELINE)}));
+        }
+        if path == "/org/_apis/identities" {
+            return identities(s, query);
+        }
+        if path == PR.replace("/pullRequests/", "/pullrequests/") {
+            return json(json!({"pullRequestId": 5, "createdBy": identity(&s.author)}));
         }
         let Some(rest) = path.strip_prefix(PR) else { return not_found(path) };
         if !query.contains("api-version=7.1") {
@@ -80,11 +120,11 @@ impl Wire for AzureWire {
                 None => not_found(r),
             },
             ("PATCH", r) if r.starts_with("/threads/") => {
-                match id_after(r, "threads").and_then(|id| s.thread_mut(id)) {
-                    Some(t) => {
-                        t.status = body["status"].as_str().unwrap_or("active").to_string();
-                        t.resolved = !matches!(t.status.as_str(), "active" | "pending");
-                        json(json!({"id": t.id, "status": t.status}))
+                match id_after(r, "threads").filter(|&id| s.thread_mut(id).is_some()) {
+                    Some(id) => {
+                        let status = body["status"].as_str().unwrap_or("active").to_string();
+                        set_status(s, id, &status, PIPELINE);
+                        json(json!({"id": id, "status": status}))
                     }
                     None => not_found(r),
                 }

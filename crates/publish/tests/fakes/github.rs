@@ -30,7 +30,12 @@ pub async fn start() -> Fake {
             .unwrap(),
         )
     };
-    Fake::start(GitHubWire, make, |t| t.resolved = true).await
+    Fake::start(GitHubWire, make, |s, thread, who| {
+        let t = s.thread_mut(thread).unwrap();
+        t.resolved = true;
+        t.resolved_by = Some(who.to_string());
+    })
+    .await
 }
 
 impl Wire for GitHubWire {
@@ -53,6 +58,15 @@ impl Wire for GitHubWire {
                 created(json!({"id": id}))
             }
             ("POST", "/repos/o/r/pulls/1/reviews") => review(s, body),
+            ("GET", p) if p.starts_with("/repos/o/r/collaborators/") && p.ends_with("/permission") => {
+                let user = p.trim_start_matches("/repos/o/r/collaborators/").trim_end_matches("/permission");
+                if user == "ghost" {
+                    return not_found(p);
+                }
+                // `maintain` reads as `write` here, as GitHub folds it.
+                let permission = if s.may_write(user) { "write" } else { "read" };
+                json(json!({"permission": permission, "role_name": permission, "user": {"login": user}}))
+            }
             ("POST", "/graphql") => graphql(s, body),
             ("PATCH", p)
                 if p.starts_with("/repos/o/r/issues/comments/") || p.starts_with("/repos/o/r/pulls/comments/") =>
@@ -98,13 +112,24 @@ fn graphql(s: &mut State, body: &Value) -> ResponseTemplate {
                 let comments: Vec<Value> = t
                     .notes
                     .iter()
-                    .map(|n| json!({"databaseId": n.id, "body": n.body, "author": {"login": login(&n.author, true)}}))
+                    .enumerate()
+                    .map(|(i, n)| {
+                        let frowns = if i == 0 { t.thumbs_down.clone() } else { vec![] };
+                        let reactions: Vec<Value> =
+                            frowns.iter().map(|who| json!({"user": {"login": login(who, true)}})).collect();
+                        json!({"databaseId": n.id, "body": n.body, "author": {"login": login(&n.author, true)},
+                               "reactions": {"nodes": reactions}})
+                    })
                     .collect();
-                json!({"id": format!("T{}", t.id), "isResolved": t.resolved, "path": t.path, "comments": {"nodes": comments}})
+                let resolved_by =
+                    t.resolved_by.as_ref().filter(|_| t.resolved).map(|who| json!({"login": login(who, true)}));
+                json!({"id": format!("T{}", t.id), "isResolved": t.resolved, "resolvedBy": resolved_by, "path": t.path,
+                       "comments": {"nodes": comments}})
             })
             .collect();
         let page = json!({"pageInfo": {"hasNextPage": false, "endCursor": null}, "nodes": nodes});
-        return json(json!({"data": {"repository": {"pullRequest": {"reviewThreads": page}}}}));
+        let pr = json!({"author": {"login": s.author}, "reviewThreads": page});
+        return json(json!({"data": {"repository": {"pullRequest": pr}}}));
     }
     let resolve = query.contains("mutation") && query.contains("resolveReviewThread");
     if resolve {
@@ -114,6 +139,7 @@ fn graphql(s: &mut State, body: &Value) -> ResponseTemplate {
         return match s.thread_mut(id) {
             Some(t) => {
                 t.resolved = resolved;
+                t.resolved_by = resolved.then(|| PIPELINE.to_string());
                 json(json!({"data": {"thread": {"id": format!("T{id}"), "isResolved": resolved}}}))
             }
             None => json(json!({"errors": [{"type": "NOT_FOUND", "message": "no such thread"}]})),

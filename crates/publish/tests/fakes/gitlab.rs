@@ -17,15 +17,38 @@ pub async fn start(head: &str) -> Fake {
             GitLab::new(Config { api_url, project: "7".into(), merge_request: 3, token: "glpat-fake".into() }).unwrap(),
         )
     };
-    Fake::start(GitLabWire { head: head.to_string() }, make, |t| t.resolved = true).await
+    Fake::start(GitLabWire { head: head.to_string() }, make, |s, thread, who| {
+        let t = s.thread_mut(thread).unwrap();
+        t.resolved = true;
+        t.resolved_by = Some(who.to_string());
+    })
+    .await
+}
+
+/// A stable user id per name; the pipeline's bot is 42.
+fn uid(name: &str) -> u64 {
+    if name == PIPELINE { 42 } else { name.bytes().fold(0u64, |h, b| h * 31 + u64::from(b)) % 1_000_000 + 100 }
 }
 
 fn user(author: &str) -> Value {
-    if author == PIPELINE {
-        json!({"id": 42, "username": "project_7_bot"})
-    } else {
-        json!({"id": 7, "username": author})
-    }
+    let username = if author == PIPELINE { "project_7_bot" } else { author };
+    json!({"id": uid(author), "username": username})
+}
+
+/// A member's access level: Developer (30) for writers, Reporter (20) for anyone
+/// else the fake knows of, 404 otherwise.
+fn member(s: &mut State, id: u64) -> ResponseTemplate {
+    let known: Vec<String> = s
+        .threads
+        .iter()
+        .flat_map(|t| {
+            t.notes.iter().map(|n| n.author.clone()).chain(t.thumbs_down.clone()).chain(t.resolved_by.clone())
+        })
+        .chain([s.author.clone()])
+        .collect();
+    let Some(name) = known.into_iter().find(|n| uid(n) == id) else { return not_found("member") };
+    let level = if s.may_write(&name) { 30 } else { 20 };
+    json(json!({"id": id, "username": name, "access_level": level}))
 }
 
 fn discussion(t: &FakeThread) -> Value {
@@ -37,6 +60,9 @@ fn discussion(t: &FakeThread) -> Value {
             if t.path.is_some() {
                 note["resolvable"] = json!(true);
                 note["resolved"] = json!(t.resolved);
+                if let Some(who) = t.resolved_by.as_ref().filter(|_| t.resolved) {
+                    note["resolved_by"] = user(who);
+                }
                 note["position"] = json!({"new_path": t.path, "new_line": t.line});
             }
             note
@@ -47,14 +73,25 @@ fn discussion(t: &FakeThread) -> Value {
 
 impl Wire for GitLabWire {
     fn answer(&self, s: &mut State, method: &str, path: &str, _query: &str, body: &Value) -> ResponseTemplate {
+        if let Some(id) = path.strip_prefix("/api/v4/projects/7/members/all/") {
+            return member(s, id.parse().unwrap_or(0));
+        }
         let Some(rest) = path.strip_prefix(MR) else {
             return if path == "/api/v4/user" { json(user(PIPELINE)) } else { not_found(path) };
         };
         let thread_id = || rest.split('/').nth(2).and_then(|d| d.trim_start_matches('d').parse::<u64>().ok());
         match (method, rest) {
             ("GET", "") => json(
-                json!({"iid": 3, "diff_refs": {"base_sha": "b".repeat(40), "start_sha": "s".repeat(40), "head_sha": self.head}}),
+                json!({"iid": 3, "author": user(&s.author), "diff_refs": {"base_sha": "b".repeat(40), "start_sha": "s".repeat(40), "head_sha": self.head}}),
             ),
+            ("GET", r) if r.starts_with("/notes/") && r.ends_with("/award_emoji") => {
+                let note = id_after(r, "notes");
+                let thread = s.threads.iter().find(|t| Some(t.notes[0].id) == note);
+                let awards: Vec<Value> = thread
+                    .map(|t| t.thumbs_down.iter().map(|who| json!({"name": "thumbsdown", "user": user(who)})).collect())
+                    .unwrap_or_default();
+                json(json!(awards))
+            }
             ("GET", "/discussions") => {
                 let list: Vec<Value> = s.threads.iter().map(discussion).collect();
                 json(json!(list)).insert_header("x-next-page", "")
@@ -87,6 +124,7 @@ impl Wire for GitLabWire {
             ("PUT", r) if r.starts_with("/discussions/") => match thread_id().and_then(|id| s.thread_mut(id)) {
                 Some(t) => {
                     t.resolved = body["resolved"].as_bool().unwrap_or(t.resolved);
+                    t.resolved_by = t.resolved.then(|| PIPELINE.to_string());
                     json(json!({"id": format!("d{}", t.id)}))
                 }
                 None => not_found(r),

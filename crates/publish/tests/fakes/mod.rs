@@ -15,13 +15,20 @@ use wiremock::{Mock, MockServer, Respond, ResponseTemplate, matchers::any};
 
 /// Who wrote a note: the pipeline's token, or a person.
 pub const PIPELINE: &str = "pipeline";
+/// A person with write access to the repository.
 pub const PERSON: &str = "alice";
+/// A person without write access.
+pub const READER: &str = "mallory";
+/// Who opened the pull request (no write access).
+pub const AUTHOR: &str = "paul";
 
 #[derive(Clone, Debug)]
 pub struct Note {
     pub id: u64,
     pub author: String,
     pub body: String,
+    /// Azure DevOps' record of a status change.
+    pub system: bool,
 }
 
 /// A thread on the pull request; `path` is `None` for a general comment.
@@ -33,10 +40,14 @@ pub struct FakeThread {
     pub resolved: bool,
     /// Azure DevOps' status word; the other hosts only use `resolved`.
     pub status: String,
+    /// Who resolved it (GitHub, GitLab; Azure DevOps keeps a system note instead).
+    pub resolved_by: Option<String>,
+    /// Who gave the first note the host's negative reaction.
+    pub thumbs_down: Vec<String>,
     pub notes: Vec<Note>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct State {
     next: u64,
     pub threads: Vec<FakeThread>,
@@ -52,6 +63,33 @@ pub struct State {
     pub log: Vec<String>,
     /// A failure to answer with instead of the real answer.
     pub fault: Option<Fault>,
+    /// The next write takes effect and is then answered with this status.
+    pub store_then_fail: Option<u16>,
+    /// Who opened the pull request.
+    pub author: String,
+    /// Who may write to the repository.
+    pub writers: Vec<String>,
+    /// Whose write access the publisher asked about, in order.
+    pub permission_checks: Vec<String>,
+}
+
+impl Default for State {
+    fn default() -> State {
+        State {
+            next: 0,
+            threads: Vec::new(),
+            deny_writes: false,
+            writes: 0,
+            errors: Vec::new(),
+            requests: 0,
+            log: Vec::new(),
+            fault: None,
+            store_then_fail: None,
+            author: AUTHOR.into(),
+            writers: vec![PERSON.into(), "erin".into()],
+            permission_checks: Vec::new(),
+        }
+    }
 }
 
 /// Answer request number `at` (counted from 0) with `status`, or every request from
@@ -71,10 +109,26 @@ impl State {
 
     pub fn add(&mut self, path: Option<String>, line: Option<u32>, author: &str, body: &str) -> u64 {
         let (thread, note) = (self.id(), self.id());
-        let n = Note { id: note, author: author.into(), body: body.into() };
+        let n = Note { id: note, author: author.into(), body: body.into(), system: false };
         let status = "active".to_string();
-        self.threads.push(FakeThread { id: thread, path, line, resolved: false, status, notes: vec![n] });
+        let (resolved_by, thumbs_down) = (None, Vec::new());
+        self.threads.push(FakeThread {
+            id: thread,
+            path,
+            line,
+            resolved: false,
+            status,
+            resolved_by,
+            thumbs_down,
+            notes: vec![n],
+        });
         thread
+    }
+
+    /// Whether `name` may write to the repository, noting that it was asked.
+    pub fn may_write(&mut self, name: &str) -> bool {
+        self.permission_checks.push(name.to_string());
+        self.writers.iter().any(|w| w == name)
     }
 
     pub fn note_mut(&mut self, note: u64) -> Option<&mut Note> {
@@ -120,7 +174,15 @@ impl<W: Wire> Respond for Responder<W> {
             }
             state.writes += 1;
         }
-        self.wire.answer(&mut state, &method, request.url.path(), request.url.query().unwrap_or(""), &body)
+        let answer =
+            self.wire.answer(&mut state, &method, request.url.path(), request.url.query().unwrap_or(""), &body);
+        match state.store_then_fail.filter(|_| write) {
+            Some(status) => {
+                state.store_then_fail = None;
+                ResponseTemplate::new(status).set_body_string("upstream timed out")
+            }
+            None => answer,
+        }
     }
 }
 
@@ -132,20 +194,20 @@ pub struct Fake {
     pub server: MockServer,
     pub state: Arc<Mutex<State>>,
     make: MakeHost,
-    /// Marks a thread resolved the way a person would on this host.
-    dismiss: fn(&mut FakeThread),
+    /// Marks a thread resolved by a person, the way this host records it.
+    resolve: fn(&mut State, u64, &str),
 }
 
 impl Fake {
     pub async fn start<W: Wire>(
         wire: W,
         make: impl Fn(&str) -> Box<dyn CodeHost> + Send + Sync + 'static,
-        dismiss: fn(&mut FakeThread),
+        resolve: fn(&mut State, u64, &str),
     ) -> Fake {
         let server = MockServer::start().await;
         let state = Arc::new(Mutex::new(State::default()));
         Mock::given(any()).respond_with(Responder { wire, state: state.clone() }).mount(&server).await;
-        Fake { server, state, make: Box::new(make), dismiss }
+        Fake { server, state, make: Box::new(make), resolve }
     }
 
     pub fn host(&self) -> Box<dyn CodeHost> {
@@ -172,16 +234,29 @@ impl Fake {
         self.state().threads.iter().filter(|t| t.path.is_some()).cloned().collect()
     }
 
+    /// Resolve `thread` as the person with write access.
     pub fn dismiss(&self, thread: u64) {
-        let mut s = self.state();
-        let t = s.thread_mut(thread).unwrap();
-        (self.dismiss)(t);
+        self.resolve_as(thread, PERSON);
+    }
+
+    pub fn resolve_as(&self, thread: u64, who: &str) {
+        (self.resolve)(&mut self.state(), thread, who);
     }
 
     pub fn reply(&self, thread: u64, text: &str) {
+        self.reply_as(thread, PERSON, text);
+    }
+
+    pub fn reply_as(&self, thread: u64, who: &str, text: &str) {
         let mut s = self.state();
         let id = s.id();
-        s.thread_mut(thread).unwrap().notes.push(Note { id, author: PERSON.into(), body: text.into() });
+        let note = Note { id, author: who.into(), body: text.into(), system: false };
+        s.thread_mut(thread).unwrap().notes.push(note);
+    }
+
+    /// Give the pipeline's comment on `thread` the host's negative reaction.
+    pub fn react(&self, thread: u64, who: &str) {
+        self.state().thread_mut(thread).unwrap().thumbs_down.push(who.into());
     }
 
     pub fn errors(&self) -> Vec<String> {

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use gauntlet_change::FileDiff;
 use gauntlet_change::git::Git;
 use gauntlet_loop::engine::Settings as LoopSettings;
-use gauntlet_publish::{Candidate, OverviewMarker, Request, anchor};
+use gauntlet_publish::{Candidate, OverviewMarker, Policy, Request, anchor, dismissal};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Location;
 use std::collections::BTreeSet;
@@ -26,6 +26,8 @@ pub struct Target<'a> {
     pub cap: usize,
     /// `--suggest`: the fix loop to run for new comments before posting.
     pub suggest: Option<LoopSettings>,
+    /// Who besides writers may dismiss findings.
+    pub policy: Policy,
 }
 
 /// What an interruption before posting leaves behind.
@@ -40,25 +42,32 @@ pub struct NotPosted {
     pub why: String,
     /// Some comments were written before the failure (the overview never is).
     pub partly: bool,
+    /// The failing write may have been stored: the host answered 5xx or not at all.
+    pub uncertain: bool,
 }
 
 impl NotPosted {
     fn nothing(why: String) -> NotPosted {
-        NotPosted { why, partly: false }
+        NotPosted { why, partly: false, uncertain: false }
     }
 }
 
+/// Ids of the published findings a person dismissed on the pull request.
+pub type Dismissed = BTreeSet<String>;
+
 /// Post `review`, last and in one sync: fixes (`--suggest`) are all done before
-/// the first comment goes out. `Err` only for an interruption before posting.
+/// the first comment goes out. Also says which findings were dismissed (none
+/// known when the pull request could not be read). `Err` only for an
+/// interruption before posting.
 pub fn post(
     runtime: &tokio::runtime::Runtime,
     poster: &mut Poster,
     review: &Review,
     target: &Target<'_>,
-) -> Result<Posted> {
+) -> Result<(Posted, Dismissed)> {
     let (host, existing) = match poster.as_ref() {
         Ok((host, existing)) => (host, existing),
-        Err(why) => return Ok(Err(NotPosted::nothing(why.clone()))),
+        Err(why) => return Ok((Err(NotPosted::nothing(why.clone())), Dismissed::new())),
     };
     // Anchors come from the pull request's whole diff (what the host shows),
     // even when only part of it was reviewed.
@@ -68,7 +77,7 @@ pub fn post(
     };
     let diffs = match diffs {
         Ok(d) => d,
-        Err(why) => return Ok(Err(NotPosted::nothing(why))),
+        Err(why) => return Ok((Err(NotPosted::nothing(why)), Dismissed::new())),
     };
     let candidates = review
         .published
@@ -95,12 +104,15 @@ pub fn post(
         rules: review.rules_version.clone(),
         config: target.digest.clone(),
     };
-    let mut request = Request { review, candidates, marker, cap: target.cap, reviewed, notes };
+    let dismissals = interrupt::block_on(runtime, STOPPED, dismissal::check(host.as_ref(), existing, target.policy))?;
+    let mut request = Request { review, candidates, marker, cap: target.cap, reviewed, notes, dismissals };
     if let Some(settings) = &target.suggest {
         let fixes =
             super::suggest::Fixes { git: target.git, prepared: target.prepared, review, settings, diffs: &diffs };
         fixes.attach(runtime, existing, &mut request, STOPPED)?;
     }
+    let plan = gauntlet_publish::preview(existing, &request, host.dialect());
+    let dismissed: Dismissed = plan.dismissed.iter().map(|&i| request.candidates[i].finding.id.clone()).collect();
     interrupt::check(STOPPED)?;
     // Posting is not raced against a signal: once begun, it finishes, so the pull
     // request never shows half a run.
@@ -113,9 +125,9 @@ pub fn post(
         } else {
             e.to_string()
         };
-        NotPosted { why, partly: e.posted_something() }
+        NotPosted { why, partly: e.posted_something(), uncertain: e.outcome_unknown() }
     });
-    Ok(summary.map(|summary| format!("posted to {}: {summary}", host.name())))
+    Ok((summary.map(|summary| format!("posted to {}: {summary}", host.name())), dismissed))
 }
 
 fn place(diffs: &[FileDiff], location: &str, inline: bool) -> Option<gauntlet_publish::Anchor> {
@@ -141,6 +153,8 @@ pub fn summary(ctx: &CiContext, review: &Review, posted: &Posted) -> Result<()> 
             let also = if ctx.summary_file.is_some() { " and in the job summary" } else { "" };
             let headline = if failed.partly {
                 "POSTING STOPPED PART-WAY: the pull request shows only part of this review"
+            } else if failed.uncertain {
+                "POSTING MAY NOT HAVE COMPLETED: the host's answer leaves it unknown whether the review was stored"
             } else {
                 "NOTHING WAS POSTED to the pull request."
             };
@@ -154,8 +168,13 @@ pub fn summary(ctx: &CiContext, review: &Review, posted: &Posted) -> Result<()> 
     let Some(path) = &ctx.summary_file else { return Ok(()) };
     let mut text = String::new();
     if let Some(failed) = status {
-        let headline =
-            if failed.partly { "Posting stopped part-way" } else { "Nothing was posted to the pull request" };
+        let headline = if failed.partly {
+            "Posting stopped part-way"
+        } else if failed.uncertain {
+            "Posting may not have completed"
+        } else {
+            "Nothing was posted to the pull request"
+        };
         text.push_str(&format!("> **{headline}:** {}\n\n", gauntlet_report::markdown::text(&failed.why)));
     }
     text.push_str(&gauntlet_report::render(review, gauntlet_report::Format::Markdown, &Default::default()));

@@ -1,0 +1,275 @@
+//! What "dismissed" means: the one definition every feature that asks whether a
+//! person set a finding aside (sync, the exit code, statistics) uses.
+//!
+//! A finding's thread is dismissed when someone allowed to dismiss did one of
+//! three explicit things on it, as the host recorded them:
+//! - replied with a command as the reply's first line: `/gauntlet dismiss
+//!   [reason]` or `/gauntlet false-positive [reason]`;
+//! - resolved the thread (the pipeline's own resolutions never count: hosts
+//!   leave [`Thread::resolved_by`] empty for them);
+//! - left the host's negative reaction on the pipeline's comment.
+//!
+//! Free text never dismisses, whatever it says. Allowed means: the host reports
+//! the person as able to write to the repository ([`CodeHost::may_write`]),
+//! asked once per person per run; the pull request's author only when
+//! [`Policy::author_may_dismiss`] is set, and then for all three forms.
+//!
+//! [`assess`] is the pure decision over recorded events and a permission oracle;
+//! [`check`] asks the host about the people involved and then calls it.
+
+use crate::host::{CodeHost, Existing, Person, Thread};
+use crate::marker::FindingMarker;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Who may dismiss besides people with write access.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Policy {
+    /// `[ci] author_may_dismiss`: the pull request's author may dismiss findings
+    /// on their own pull request (off by default: an author asking to skip review
+    /// of their own change is what review is there to catch).
+    pub author_may_dismiss: bool,
+}
+
+/// The way a dismissal was expressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Form {
+    /// A reply whose first line is `/gauntlet dismiss` or `/gauntlet false-positive`.
+    Command(Verb),
+    /// The thread was resolved.
+    Resolution,
+    /// The host's negative reaction on the pipeline's comment.
+    Reaction,
+}
+
+/// The two command words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verb {
+    Dismiss,
+    FalsePositive,
+}
+
+impl Verb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Dismiss => "dismiss",
+            Verb::FalsePositive => "false-positive",
+        }
+    }
+}
+
+impl fmt::Display for Form {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Form::Command(verb) => write!(f, "replied `/gauntlet {}`", verb.as_str()),
+            Form::Resolution => f.write_str("resolved the thread"),
+            Form::Reaction => f.write_str("reacted with a thumbs-down"),
+        }
+    }
+}
+
+/// A dismissal command read from a reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Command {
+    pub verb: Verb,
+    /// The rest of the command line, when there is any.
+    pub reason: Option<String>,
+}
+
+/// Longest reason kept from a command; the rest of a long line is cut.
+pub const MAX_REASON_CHARS: usize = 200;
+
+/// The command in `reply`, when its first non-blank line is one: `/gauntlet`,
+/// then `dismiss` or `false-positive` as a whole word, then an optional reason.
+/// Anything else, including prose that mentions the words, is no command.
+pub fn command(reply: &str) -> Option<Command> {
+    let line = reply.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let rest = line.strip_prefix("/gauntlet")?;
+    let rest = rest.strip_prefix(|c: char| c.is_whitespace())?.trim_start();
+    let (word, reason) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let verb = match word.to_ascii_lowercase().as_str() {
+        "dismiss" => Verb::Dismiss,
+        "false-positive" => Verb::FalsePositive,
+        _ => return None,
+    };
+    let reason = reason.trim();
+    let reason = (!reason.is_empty()).then(|| reason.chars().take(MAX_REASON_CHARS).collect());
+    Some(Command { verb, reason })
+}
+
+/// One act on a thread that dismisses it if its author may dismiss.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event<'t> {
+    pub by: &'t Person,
+    pub form: Form,
+    pub reason: Option<String>,
+}
+
+/// Every dismissing act recorded on `thread`: commands in reply order, then the
+/// resolution, then reactions.
+pub fn events(thread: &Thread) -> Vec<Event<'_>> {
+    let commands = thread.replies.iter().filter_map(|r| {
+        command(&r.body).map(|c| Event { by: &r.author, form: Form::Command(c.verb), reason: c.reason })
+    });
+    let resolution = thread.resolved_by.iter().filter(|_| thread.resolved).map(|by| Event {
+        by,
+        form: Form::Resolution,
+        reason: None,
+    });
+    let reactions = thread.thumbs_down.iter().map(|by| Event { by, form: Form::Reaction, reason: None });
+    commands.chain(resolution).chain(reactions).collect()
+}
+
+/// What the host said about a person's right to write to the repository.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Access {
+    Write,
+    NoWrite,
+    /// The host could not be asked or did not answer; the message says why.
+    Unknown(String),
+}
+
+/// A dismissal that counts: its thread's finding is not raised again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counted {
+    /// Index into the threads [`assess`] was given.
+    pub thread: usize,
+    pub by: Person,
+    pub form: Form,
+    pub reason: Option<String>,
+}
+
+/// Why a dismissing act did not count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// The pull request's author, without `[ci] author_may_dismiss = true`.
+    Author,
+    /// The host does not report the person as able to write to the repository.
+    NoWrite,
+    /// The host could not say whether the person may write.
+    Unchecked(String),
+    /// The thread is resolved, but the host did not say by whom.
+    Unattributed,
+}
+
+impl fmt::Display for Why {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Why::Author => f.write_str(
+                "they opened this pull request, and an author's dismissals count only with `[ci] author_may_dismiss = true`",
+            ),
+            Why::NoWrite => f.write_str("the host does not report them as able to write to the repository"),
+            Why::Unchecked(message) => write!(f, "the host could not say whether they may write ({message})"),
+            Why::Unattributed => {
+                f.write_str("the host did not say who resolved it; a `/gauntlet dismiss REASON` reply works instead")
+            }
+        }
+    }
+}
+
+/// A dismissing act that did not count, and why: its finding stays raised.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ignored {
+    pub thread: usize,
+    pub by: Person,
+    pub form: Form,
+    pub why: Why,
+}
+
+/// The verdict on every dismissing act on a pull request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dismissals {
+    pub counted: Vec<Counted>,
+    pub ignored: Vec<Ignored>,
+}
+
+impl Dismissals {
+    /// Whether thread `thread` (an index into the threads assessed) is dismissed.
+    pub fn is_dismissed(&self, thread: usize) -> bool {
+        self.counted.iter().any(|c| c.thread == thread)
+    }
+
+    /// The dismissal that counts for `thread`: the first one recorded.
+    pub fn of(&self, thread: usize) -> Option<&Counted> {
+        self.counted.iter().find(|c| c.thread == thread)
+    }
+}
+
+/// Whether `person` is the pull request's author.
+fn is_author(person: &Person, author: Option<&Person>) -> bool {
+    author.is_some_and(|a| a.id == person.id)
+}
+
+/// The people whose write access decides some dismissal on `threads`, each once.
+/// The author is left out: [`Policy`] alone decides for them.
+pub fn to_check<'t>(threads: &'t [Thread], author: Option<&Person>) -> Vec<&'t Person> {
+    let mut people: BTreeMap<&str, &Person> = BTreeMap::new();
+    for event in threads.iter().flat_map(events) {
+        if !is_author(event.by, author) {
+            people.entry(event.by.id.as_str()).or_insert(event.by);
+        }
+    }
+    people.into_values().collect()
+}
+
+/// Decide every dismissing act on `threads`. `access` answers for anyone
+/// [`to_check`] named; the author is not asked about.
+pub fn assess(
+    threads: &[Thread],
+    author: Option<&Person>,
+    policy: Policy,
+    access: impl Fn(&Person) -> Access,
+) -> Dismissals {
+    let mut out = Dismissals::default();
+    for (t, thread) in threads.iter().enumerate() {
+        for Event { by, form, reason } in events(thread) {
+            let why = if is_author(by, author) {
+                (!policy.author_may_dismiss).then_some(Why::Author)
+            } else {
+                match access(by) {
+                    Access::Write => None,
+                    Access::NoWrite => Some(Why::NoWrite),
+                    Access::Unknown(message) => Some(Why::Unchecked(message)),
+                }
+            };
+            let by = by.clone();
+            match why {
+                None => out.counted.push(Counted { thread: t, by, form, reason }),
+                Some(why) => out.ignored.push(Ignored { thread: t, by, form, why }),
+            }
+        }
+        if unattributed(thread) {
+            let by = Person { id: String::new(), name: "someone".into() };
+            out.ignored.push(Ignored { thread: t, by, form: Form::Resolution, why: Why::Unattributed });
+        }
+    }
+    out
+}
+
+/// Resolved, by nobody the host names, and not by the pipeline (whose marker
+/// says so when it resolves a thread).
+fn unattributed(thread: &Thread) -> bool {
+    thread.resolved && thread.resolved_by.is_none() && FindingMarker::parse(&thread.body).is_some_and(|m| !m.resolved)
+}
+
+/// [`assess`] the threads in `existing`, asking `host` once about each person
+/// whose access matters. A failed question makes that person's acts not count
+/// (and says why), never the run fail.
+pub async fn check(host: &dyn CodeHost, existing: &Existing, policy: Policy) -> Dismissals {
+    let author = existing.author.as_ref();
+    let mut known: BTreeMap<String, Access> = BTreeMap::new();
+    for person in to_check(&existing.threads, author) {
+        let access = match host.may_write(person).await {
+            Ok(true) => Access::Write,
+            Ok(false) => Access::NoWrite,
+            Err(e) => Access::Unknown(e.to_string()),
+        };
+        known.insert(person.id.clone(), access);
+    }
+    let unasked = || Access::Unknown("not asked".into());
+    assess(&existing.threads, author, policy, |p| known.get(&p.id).cloned().unwrap_or_else(unasked))
+}
+
+#[cfg(test)]
+#[path = "dismissal_tests.rs"]
+mod tests;
