@@ -127,7 +127,7 @@ fn review_case(
 ) -> Result<(), CaseError> {
     let repo = checkout(&case.repo, &case.base, &case.head)?;
     let git = &repo.git;
-    let target = Target::Range { base: case.base.clone(), head: Some(case.head.clone()) };
+    let target = Target::Range { base: repo.base.clone(), head: Some(repo.head.clone()) };
     let mut change = gauntlet_change::acquire(git, &target)?;
     if change.is_empty() {
         return Err(CaseError::EmptyChange);
