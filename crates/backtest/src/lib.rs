@@ -26,3 +26,5 @@ pub mod mine;
 pub mod report;
 pub mod run;
 pub mod score;
+pub mod shard;
+pub mod sweep;

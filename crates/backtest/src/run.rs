@@ -246,6 +246,7 @@ fn score_pipeline(case: &Case, review: &Review, tolerance: u32) -> PipelineResul
         spend: Spend::of(review),
         gaps: review.gaps.iter().map(|g| format!("{}: {}", g.step, g.message)).collect(),
         reviewers: noise.into_values().collect(),
+        sweep: crate::sweep::of_case(case, review, tolerance),
         score,
     }
 }
