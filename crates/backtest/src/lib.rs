@@ -21,6 +21,7 @@
 pub mod baseline;
 pub mod checkout;
 pub mod corpus;
+pub mod html;
 pub mod markdown;
 pub mod mine;
 pub mod report;

@@ -2,7 +2,7 @@
 //! to the JSON report (`schema_version` 1); [`crate::markdown`] renders it for people.
 
 use crate::corpus::{Case, Kind};
-use crate::score::{CaseScore, Comparison, ReviewerNoise, Spend, Totals, compare, noise_of, totals};
+use crate::score::{CaseScore, Comparison, Reported, ReviewerNoise, Spend, Totals, compare, noise_of, totals};
 use gauntlet_review::review::Funnel;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -53,6 +53,9 @@ pub struct PipelineResult {
     pub gaps: Vec<String>,
     /// Candidates and published findings per reviewer.
     pub reviewers: Vec<ReviewerNoise>,
+    /// What was published (location, reviewer, claim), for the HTML report.
+    #[serde(default)]
+    pub findings: Vec<Reported>,
     /// The same verdicts adjudicated at each threshold of the sweep.
     #[serde(default)]
     pub sweep: Vec<crate::sweep::CaseSweep>,

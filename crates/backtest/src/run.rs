@@ -247,6 +247,7 @@ fn score_pipeline(case: &Case, review: &Review, tolerance: u32) -> PipelineResul
         gaps: review.gaps.iter().map(|g| format!("{}: {}", g.step, g.message)).collect(),
         reviewers: noise.into_values().collect(),
         sweep: crate::sweep::of_case(case, review, tolerance),
+        findings: published,
         score,
     }
 }

@@ -61,8 +61,8 @@ pub enum MergeError {
     Mismatch { path: String, first: String, what: &'static str },
     #[error("case `{name}` is in more than one report: pass each shard once")]
     Duplicate { name: String },
-    #[error("shard {missing} of {count} is missing: merge every shard, or the totals are not the corpus's")]
-    Missing { missing: String, count: usize },
+    #[error("shard {missing} is missing: merge every shard, or the totals are not the corpus's")]
+    Missing { missing: String },
 }
 
 /// The parts of a report a merge needs; everything else is recomputed.
@@ -93,7 +93,7 @@ pub fn merge(reports: &[(String, String)]) -> Result<Backtest, MergeError> {
         parts.push((path, part));
     }
     let Some((_, first)) = parts.first() else {
-        return Err(MergeError::Missing { missing: "1".into(), count: 1 });
+        return Err(MergeError::Missing { missing: "1/1".into() });
     };
     let shards = check(&parts)?;
     if let Some(count) = shards {
@@ -101,7 +101,7 @@ pub fn merge(reports: &[(String, String)]) -> Result<Backtest, MergeError> {
         for k in 1..=count {
             let want = format!("{k}/{count}");
             if !seen.contains(&want) {
-                return Err(MergeError::Missing { missing: want, count });
+                return Err(MergeError::Missing { missing: want });
             }
         }
     }
