@@ -164,6 +164,16 @@ fn chart(h: &mut String, points: &[Point], basis: &str) {
     type Metric = fn(&Point) -> Option<f64>;
     let series: [(&str, &str, Metric); 2] =
         [("precision", "#0969da", |p| p.precision), ("recall", "#bf3989", |p| p.recall)];
+    for (i, (name, colour, _)) in series.iter().enumerate() {
+        let (lx, ly) = (left + 8.0 + 90.0 * i as f64, top + 14.0);
+        let _ = write!(
+            h,
+            "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{colour}\"/>\
+             <text class=\"legend\" x=\"{:.1}\" y=\"{ly:.1}\">{name}</text>",
+            ly - 9.0,
+            lx + 14.0
+        );
+    }
     for (name, colour, metric) in series {
         let known: Vec<(u8, f64)> = points.iter().filter_map(|p| metric(p).map(|v| (p.threshold, v))).collect();
         let line: Vec<String> = known.iter().map(|(t, v)| format!("{:.1},{:.1}", x(*t), y(*v))).collect();
@@ -288,6 +298,25 @@ mod tests {
         assert_eq!(base64(b"fo"), "Zm8=");
         assert_eq!(base64(b"foo"), "Zm9v");
         assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn the_policy_hash_is_the_hash_of_the_stylesheet_the_page_carries() {
+        let meta = crate::report::Meta {
+            corpus: "c".into(),
+            provider: "p".into(),
+            tolerance: 3,
+            threshold: 75,
+            baseline: false,
+            shard: None,
+            notes: vec![],
+        };
+        let page = render(&crate::report::summarise(meta, Vec::new()));
+        let style = page.split("<style>").nth(1).and_then(|r| r.split("</style>").next()).unwrap();
+        let hash = base64(&Sha256::digest(style.as_bytes()));
+        assert!(page.contains(&format!("style-src &#39;sha256-{hash}&#39;")), "{page}");
+        assert_eq!(page.matches("<style>").count(), 1, "one stylesheet, the hashed one");
+        assert!(!page.contains("style=\""), "no style attribute: the policy would block it");
     }
 
     #[test]

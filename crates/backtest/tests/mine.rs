@@ -140,3 +140,31 @@ fn a_hand_written_case_in_the_output_folder_is_never_replaced() {
     assert!(err.to_string().contains("pass another --out"), "{err}");
     assert_eq!(std::fs::read_to_string(out.path().join("mine-by-hand/case.toml")).unwrap(), own);
 }
+
+#[test]
+fn a_detached_checkout_mines_and_each_case_borrows_the_objects_instead_of_copying_them() {
+    let repo = tempfile::tempdir().unwrap();
+    let h = history::build(repo.path());
+    // What a CI job has: a detached HEAD and no branch at all.
+    let git = |args: &[&str]| {
+        assert!(std::process::Command::new("git").arg("-C").arg(repo.path()).args(args).status().unwrap().success())
+    };
+    git(&["checkout", "-q", "--detach"]);
+    git(&["branch", "-q", "-D", "main"]);
+    let m = mined(repo.path(), &Options::default());
+    assert_eq!(m.escapes.len(), 3);
+    let paging = m.escapes.iter().find(|e| e.head == h.id("paging")).unwrap();
+    let case = gauntlet_backtest::checkout::checkout(repo.path(), &paging.base, &paging.head).unwrap();
+    assert_eq!((case.base.as_str(), case.head.as_str()), (h.id("readme"), h.id("paging")));
+    let objects = case.git.root().join(".git/objects");
+    let alternates = std::fs::read_to_string(objects.join("info/alternates")).unwrap();
+    assert!(alternates.trim_end().ends_with("objects"), "{alternates}");
+    let copied: Vec<_> = std::fs::read_dir(&objects)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "info" && n != "pack")
+        .collect();
+    assert!(copied.is_empty(), "no object was copied: {copied:?}");
+    let text = std::fs::read_to_string(case.git.root().join("src/paging.py")).unwrap();
+    assert!(text.contains("start+size+1]"), "checked out at head: {text}");
+}
