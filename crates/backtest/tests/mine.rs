@@ -168,3 +168,44 @@ fn a_detached_checkout_mines_and_each_case_borrows_the_objects_instead_of_copyin
     let text = std::fs::read_to_string(case.git.root().join("src/paging.py")).unwrap();
     assert!(text.contains("start+size+1]"), "checked out at head: {text}");
 }
+
+#[test]
+fn merges_are_followed_to_their_changes_unless_their_own_commits_are_the_fixes() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    history::git(d, &["init", "-q", "-b", "main"], 0);
+    let base = "def f(x):\n    return x + 1\n";
+    history::commit(d, 0, "Start", &[("a.py", Some(base))]);
+    let with_h = format!("{base}\n\ndef h(x):\n    return round(x, 1)\n");
+    let add_h = history::commit(d, 2, "Add h", &[("a.py", Some(&with_h))]);
+    history::git(d, &["checkout", "-q", "-b", "feature"], 3);
+    let with_g = format!("{with_h}\n\ndef g(x):\n    return x - 1\n");
+    let add_g = history::commit(d, 3, "Add g", &[("a.py", Some(&with_g))]);
+    history::git(d, &["checkout", "-q", "main"], 4);
+    history::git(d, &["merge", "-q", "--no-ff", "-m", "Merge branch 'feature'", "feature"], 4);
+    history::git(d, &["checkout", "-q", "-b", "repair"], 200);
+    let g_fixed = with_g.replace("x - 1", "x * 2");
+    let fix_g = history::commit(d, 200, "Fix g returning the wrong value", &[("a.py", Some(&g_fixed))]);
+    history::git(d, &["checkout", "-q", "main"], 201);
+    history::git(d, &["merge", "-q", "--no-ff", "-m", "Merge pull request #2: fix g", "repair"], 201);
+    history::git(d, &["checkout", "-q", "-b", "rounding"], 210);
+    let h_changed = g_fixed.replace("round(x, 1)", "round(x, 2)");
+    history::commit(d, 210, "Round h to two places", &[("a.py", Some(&h_changed))]);
+    history::git(d, &["checkout", "-q", "main"], 211);
+    history::git(d, &["merge", "-q", "--no-ff", "-m", "Merge pull request #3: fix the rounding of h", "rounding"], 211);
+    let merge_h = history::git(d, &["rev-parse", "HEAD"], 211);
+
+    let m = mined(d, &Options { clean_ratio: 0.0, ..Options::default() });
+    let got: Vec<(&str, Confidence, &str)> =
+        m.escapes.iter().map(|e| (e.head.as_str(), e.confidence, e.fixes[0].sha.as_str())).collect();
+    let mut want =
+        vec![(add_g.as_str(), Confidence::B, fix_g.as_str()), (add_h.as_str(), Confidence::B, merge_h.as_str())];
+    want.sort();
+    assert_eq!(got, want, "g from its own fix commit, h from the merge that changed it");
+    assert_eq!(m.summary.fixes_seen, 3);
+    assert_eq!(m.summary.skipped.get("a merge whose own commits are mined one by one"), Some(&1));
+
+    // The window: the last two commits hold only the rounding merge and its commit.
+    let last = mined(d, &Options { window: mine::history::Window::Last(2), clean_ratio: 0.0, ..Options::default() });
+    assert_eq!((last.summary.commits, last.summary.fixes_seen, last.escapes.len()), (2, 1, 1));
+}

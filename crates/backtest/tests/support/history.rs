@@ -25,7 +25,7 @@ impl History {
     }
 }
 
-fn git(dir: &Path, args: &[&str], day: i64) -> String {
+pub fn git(dir: &Path, args: &[&str], day: i64) -> String {
     let date = format!("@{} +0000", START + day * DAY);
     let out = Command::new("git")
         .arg("-C")
@@ -43,7 +43,7 @@ fn git(dir: &Path, args: &[&str], day: i64) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-fn commit(dir: &Path, day: i64, message: &str, files: &[(&str, Option<&str>)]) -> String {
+pub fn commit(dir: &Path, day: i64, message: &str, files: &[(&str, Option<&str>)]) -> String {
     for (path, text) in files {
         let p = dir.join(path);
         match text {
