@@ -3,7 +3,7 @@
 
 use super::history::Commit;
 use super::{Clean, Escape, MineError, Miner, Summary, skip};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 const DAY: i64 = 24 * 3600;
 
@@ -13,8 +13,8 @@ pub(crate) struct Pool<'a, 'm> {
     pub commits: &'a [Commit],
     /// Every commit detected as a fix.
     pub fixes: &'a BTreeSet<String>,
-    /// Commit → the time of the earliest fix whose blame landed on it.
-    pub blamed: &'a BTreeMap<String, i64>,
+    /// Every commit a fix's blame landed on.
+    pub blamed: &'a BTreeSet<String>,
     /// The newest commit time of the window: ages are measured from it, not from
     /// the clock, so mining the same HEAD twice gives the same corpus.
     pub newest: i64,
@@ -59,7 +59,7 @@ pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summ
         .filter(|c| pool.newest - c.time >= window)
         // Stricter than "within the window": a commit any mined fix blamed is never
         // clean, however long the fix took to come.
-        .filter(|c| !pool.blamed.contains_key(&c.id))
+        .filter(|c| !pool.blamed.contains(&c.id))
         .map(|c| (c, pool.miner.size(c)))
         .filter(|(_, size)| *size > 0 && *size <= options.max_changed_lines)
         .collect();

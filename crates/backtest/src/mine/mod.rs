@@ -143,6 +143,10 @@ pub struct Summary {
     pub clean_wanted: usize,
     /// Fixes (or wanted clean cases) left out, per reason.
     pub skipped: BTreeMap<String, usize>,
+    /// What git said when it could not diff or blame a fix (`sha: message`); such
+    /// fixes are also counted in `skipped`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
 }
 
 /// The mined corpus, before it is written.
@@ -220,8 +224,8 @@ struct Fixes {
     cases: BTreeMap<String, Gathered>,
     /// Every commit detected as a fix.
     fixes: BTreeSet<String>,
-    /// Commit → the time of the earliest fix whose blame landed on it.
-    blamed: BTreeMap<String, i64>,
+    /// Every commit a fix's blame landed on.
+    blamed: BTreeSet<String>,
 }
 
 fn skip(summary: &mut Summary, reason: impl Into<String>) {
@@ -235,7 +239,7 @@ fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result
         commits.iter().map(|c| detect::classify(&c.message, &miner.options.patterns)).collect();
     let is_fix: BTreeSet<String> =
         commits.iter().zip(&evidence).filter(|(_, e)| **e != Evidence::None).map(|(c, _)| c.id.clone()).collect();
-    let mut out = Fixes { cases: BTreeMap::new(), fixes: is_fix.clone(), blamed: BTreeMap::new() };
+    let mut out = Fixes { cases: BTreeMap::new(), fixes: is_fix.clone(), blamed: BTreeSet::new() };
     // Oldest first, so a case's fixes are listed in the order they landed.
     for (commit, evidence) in commits.iter().zip(&evidence).rev() {
         if *evidence == Evidence::None {
@@ -258,11 +262,16 @@ fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result
             skip(summary, "a merge whose own commits are mined one by one");
             continue;
         }
-        let outcome = miner.szz(&commit.id, parent, evidence)?;
-        for sha in &outcome.blamed {
-            let t = out.blamed.entry(sha.clone()).or_insert(commit.time);
-            *t = (*t).min(commit.time);
-        }
+        let outcome = match miner.szz(&commit.id, parent, evidence) {
+            Ok(outcome) => outcome,
+            // One fix git cannot read (a submodule, a path it refuses) does not stop the run.
+            Err(e) => {
+                skip(summary, "git could not diff or blame the fix (see `errors`)");
+                summary.errors.push(format!("{}: {e}", commit.short()));
+                continue;
+            }
+        };
+        out.blamed.extend(outcome.blamed);
         match outcome.found {
             Some(Err(reason)) => skip(summary, reason),
             Some(Ok(found)) if !miner.options.keep.contains(&found.confidence) => {

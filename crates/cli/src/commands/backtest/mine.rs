@@ -69,6 +69,9 @@ fn terminal(summary: &Summary, out: &Path) -> String {
             text.push_str(&format!("  {n:>4}  {why}\n"));
         }
     }
+    for e in &summary.errors {
+        text.push_str(&format!("git error: {e}\n"));
+    }
     text
 }
 
