@@ -24,6 +24,7 @@
 //!
 //! Top-level keys such as `decoys` must come before the first `[[defects]]` table,
 //! as TOML requires.
+//!
 //! Cases written by `gauntlet backtest mine` carry three more fields, all optional
 //! (hand-written corpora stay valid without them): `confidence` (`"A"`, `"B"` or
 //! `"C"`, how sure the miner is that head introduced the defects), `mined_at` (the
@@ -354,6 +355,9 @@ mod tests {
         assert!(err.contains("`a.py` is also a defect's path"), "{err}");
         let err = case_with(&with("\"c.py:4\"")).unwrap_err().to_string();
         assert!(err.contains("`c.py:4` should be a file path with no line number"), "{err}");
+    }
+
+    #[test]
     fn mined_fields_are_read_and_checked() {
         let toml = format!(
             "{HEAD}kind = \"escape\"\nconfidence = \"B\"\nmined_at = \"abc\"\n[[defects]]\npath = \"a\"\nlines = 2\n\

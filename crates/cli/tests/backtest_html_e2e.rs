@@ -81,11 +81,11 @@ async fn the_html_report_renders_in_chromium_with_every_case_and_no_injected_ele
         .filter(|p| p.join("case.toml").is_file())
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(cases.len(), 12);
+    assert!(cases.len() >= 12, "the sample corpus: {cases:?}");
     for name in &cases {
         assert!(dom.contains(&format!("data-case=\"{name}\"")), "case {name} is on the page");
     }
-    assert_eq!(dom.matches("<section class=\"case").count(), 12);
+    assert_eq!(dom.matches("<section class=\"case").count(), cases.len());
     assert!(dom.contains("<table id=\"reviewers\">"), "per-reviewer noise");
     // The claim is text in the page, never markup: no element came from it.
     for injected in ["<img", "<script", "id=\"injected\"", "<b "] {
