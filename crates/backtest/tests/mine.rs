@@ -209,3 +209,31 @@ fn merges_are_followed_to_their_changes_unless_their_own_commits_are_the_fixes()
     let last = mined(d, &Options { window: mine::history::Window::Last(2), clean_ratio: 0.0, ..Options::default() });
     assert_eq!((last.summary.commits, last.summary.fixes_seen, last.escapes.len()), (2, 1, 1));
 }
+
+#[test]
+fn a_named_commit_wins_over_blame_and_a_name_outside_the_history_is_skipped() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    history::git(d, &["init", "-q", "-b", "main"], 0);
+    let v1 = "def f(x):\n    return x + 1\n\n\ndef g(x, n=2):\n    return x * n\n";
+    history::commit(d, 0, "Start", &[("a.py", Some(v1))]);
+    let v2 = v1.replace("n=2", "n=3");
+    let named = history::commit(d, 1, "Change g's default", &[("a.py", Some(&v2))]);
+    let v3 = v2.replace("x + 1", "x + 2");
+    history::commit(d, 2, "Tune f", &[("a.py", Some(&v3))]);
+    let v4 = v3.replace("x + 2", "x + 1");
+    let trailer = format!("Restore f\n\nThe default change broke f's callers.\n\nFixes: {}\n", &named[..10]);
+    history::commit(d, 200, &trailer, &[("a.py", Some(&v4))]);
+    let v5 = v4.replace("x * n", "x * n * 1");
+    let nowhere = "Keep g exact\n\nSee the report.\n\nFixes: 0123456789abcdef0123\n";
+    history::commit(d, 201, nowhere, &[("a.py", Some(&v5))]);
+
+    let m = mined(d, &Options { clean_ratio: 0.0, ..Options::default() });
+    assert_eq!(m.escapes.len(), 1);
+    let e = &m.escapes[0];
+    // Blame of `x + 2` lands on "Tune f", but the developer named the default change:
+    // its own changed line in a.py is the defect.
+    assert_eq!((e.head.as_str(), e.confidence), (named.as_str(), Confidence::A));
+    assert_eq!(e.defects, vec![("a.py".to_string(), 5, 5)]);
+    assert_eq!(m.summary.skipped.get("the commit the message names does not resolve"), Some(&1));
+}

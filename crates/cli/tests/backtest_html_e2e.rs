@@ -62,7 +62,8 @@ async fn the_html_report_renders_in_chromium_with_every_case_and_no_injected_ele
         Fake::start(Wire::Anthropic, vec![found, verdict("validate", "resets the cursor to zero", &[holds])]).await;
     let corpus_arg = corpus().display().to_string();
     let (code, html, stderr) =
-        gauntlet(dir.path(), Wire::Anthropic, &server, &["backtest", &corpus_arg, "--format", "html"]).await;
+        gauntlet(dir.path(), Wire::Anthropic, &server, &["backtest", &corpus_arg, "--baseline", "--format", "html"])
+            .await;
     assert_eq!(code, 0, "{stderr}");
     assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"), "the hostile claim is published, escaped");
     let page = dir.path().join("report.html");
@@ -70,6 +71,7 @@ async fn the_html_report_renders_in_chromium_with_every_case_and_no_injected_ele
 
     let (dom, _) = chromium(&page, &dir.path().join("profile-dom"), &["--dump-dom"]).await;
     assert!(dom.contains("<table id=\"totals\">") && dom.contains("<th>precision</th>"), "totals: {dom}");
+    assert!(dom.contains("<th>gauntlet</th><th>single-pass baseline</th>"), "side by side with the baseline");
     assert!(dom.contains("<svg id=\"sweep\"") && dom.contains("<polyline class=\"precision\""), "chart");
     assert!(dom.contains("<polyline class=\"recall\""));
     for t in [0, 25, 50, 75, 100] {
