@@ -112,6 +112,10 @@ mod tests {
         assert_eq!(rank(7, "abc"), rank(7, "abc"));
         assert_ne!(rank(7, "abc"), rank(8, "abc"));
         assert_ne!(rank(7, "abc"), rank(7, "abd"));
+        // Pinned: a corpus mined with a seed, and the shards of a corpus, must not move
+        // when gauntlet is rebuilt elsewhere (values from an independent implementation).
+        assert_eq!(rank(0, "abc"), 0x0dd4_9049_0804_b508);
+        assert_eq!(rank(42, "case-1"), 0x3dd9_5daf_40cb_354b);
     }
 
     #[test]
