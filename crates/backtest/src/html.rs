@@ -139,7 +139,7 @@ fn totals(h: &mut String, b: &Backtest) {
 
 /// Precision and recall by threshold, as an SVG line chart (0-100 on both axes).
 fn chart(h: &mut String, points: &[Point], basis: &str) {
-    let (w, ht, left, top) = (420.0, 240.0, 40.0, 10.0);
+    let (w, ht, left, top) = (420.0, 256.0, 40.0, 26.0);
     let (pw, ph) = (w - left - 20.0, ht - top - 30.0);
     let x = |t: u8| left + pw * f64::from(t) / 100.0;
     let y = |v: f64| top + ph * (1.0 - v);
@@ -165,7 +165,8 @@ fn chart(h: &mut String, points: &[Point], basis: &str) {
     let series: [(&str, &str, Metric); 2] =
         [("precision", "#0969da", |p| p.precision), ("recall", "#bf3989", |p| p.recall)];
     for (i, (name, colour, _)) in series.iter().enumerate() {
-        let (lx, ly) = (left + 8.0 + 90.0 * i as f64, top + 14.0);
+        // The legend sits above the plot, clear of a line at 100%.
+        let (lx, ly) = (left + 8.0 + 90.0 * i as f64, 14.0);
         let _ = write!(
             h,
             "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{colour}\"/>\
