@@ -104,3 +104,28 @@ pub fn totals<'a>(cases: impl IntoIterator<Item = (Kind, usize, &'a [CaseSweep])
         .collect();
     Sweep { basis: BASIS.to_string(), points }
 }
+
+/// The sweep as a Markdown table (empty when no case was scored).
+pub fn markdown(sweep: &Sweep) -> String {
+    if sweep.points.iter().all(|p| p.published == 0 && p.recall.is_none()) {
+        return String::new();
+    }
+    let pct = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{:.0}%", v * 100.0));
+    let mut out = String::from(
+        "\n## By threshold\n\n| threshold | published | precision | recall | FP per case | silent clean |\n\
+         | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for p in &sweep.points {
+        let fp = p.fp_per_case.map_or("–".to_string(), |v| format!("{v:.2}"));
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {fp} | {} |\n",
+            p.threshold,
+            p.published,
+            pct(p.precision),
+            pct(p.recall),
+            pct(p.silent_clean_share)
+        ));
+    }
+    out.push_str(&format!("\nEach row is {}.\n", sweep.basis));
+    out
+}

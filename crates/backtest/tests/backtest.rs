@@ -274,4 +274,7 @@ fn the_threshold_sweep_readjudicates_the_same_verdicts() {
     assert_eq!(at(0).published, 2);
     assert!(b.threshold_sweep.points.iter().all(|p| p.silent_clean_share == Some(1.0)));
     assert!(b.threshold_sweep.basis.contains("no model was asked again"));
+    let md = gauntlet_backtest::markdown::render(&b);
+    assert!(md.contains("| 100 | 1 | 100% | 50% | 0.00 | 100% |"), "{md}");
+    assert!(md.contains("| 75 | 2 | 50% | 50% | 0.33 | 100% |"), "{md}");
 }
