@@ -310,7 +310,7 @@ pub enum BacktestCommand {
 
 #[derive(Debug, Args)]
 pub struct MineArgs {
-    /// Only fixes committed since DATE (anything `git log --since` reads).
+    /// Read only the commits since DATE (anything `git log --since` reads).
     #[arg(long, value_name = "DATE", conflicts_with = "last")]
     pub since: Option<String>,
     /// Only the last N commits.
