@@ -233,7 +233,10 @@ fn reviewers(h: &mut String, b: &Backtest) {
 
 fn case(h: &mut String, c: &CaseResult) {
     let failed = if c.error.is_some() { " failed" } else { "" };
-    let kind = format!("{:?}", c.kind).to_lowercase();
+    let mut kind = format!("{:?}", c.kind).to_lowercase();
+    if let Some(confidence) = c.confidence {
+        kind.push_str(&format!(", mined, confidence {confidence:?}"));
+    }
     let _ = write!(
         h,
         "<section class=\"case{failed}\" data-case=\"{}\"><h3>{} <small>({kind})</small></h3><p>{}</p>",
@@ -241,6 +244,11 @@ fn case(h: &mut String, c: &CaseResult) {
         escape(&c.name),
         escape(&c.description)
     );
+    for fix in &c.fix {
+        let short = &fix.sha[..fix.sha.len().min(12)];
+        let _ =
+            write!(h, "<p class=\"fix\">Fixed later by <code>{}</code> {}</p>", escape(short), escape(&fix.subject));
+    }
     if let Some(e) = &c.error {
         let _ = write!(h, "<p class=\"error\">Could not run: {}</p>", escape(e));
     }

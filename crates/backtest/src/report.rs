@@ -21,6 +21,11 @@ pub struct CaseResult {
     pub gate_would_skip: Option<String>,
     pub gauntlet: Option<PipelineResult>,
     pub baseline: Option<BaselineResult>,
+    /// Mined cases: the miner's confidence and the fixing commits (never shown to a model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<crate::mine::Confidence>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fix: Vec<crate::mine::FixRef>,
 }
 
 impl CaseResult {
@@ -33,6 +38,8 @@ impl CaseResult {
             gate_would_skip: None,
             gauntlet: None,
             baseline: None,
+            confidence: case.confidence,
+            fix: case.fix.clone(),
         }
     }
 

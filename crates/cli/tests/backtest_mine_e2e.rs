@@ -57,6 +57,10 @@ async fn a_mined_corpus_backtests_end_to_end_and_no_model_sees_the_fixes() {
     assert_eq!((g["published"].as_u64(), g["true_positives"].as_u64()), (Some(1), Some(1)));
     assert_eq!((g["caught"].as_u64(), g["defects"].as_u64()), (Some(1), Some(3)));
     assert_eq!((g["silent_clean"].as_u64(), g["clean_cases"].as_u64()), (Some(3), Some(3)));
+    let paging = format!("escape-{}", &h.id("paging")[..12]);
+    let case = report["cases"].as_array().unwrap().iter().find(|c| c["name"] == paging.as_str()).unwrap();
+    assert_eq!(case["confidence"], "B", "reports name the miner's confidence: {case}");
+    assert_eq!(case["fix"][0]["subject"], "Fix the last page having one item too many");
     let seen = fake.seen();
     assert!(seen.iter().any(|s| s.step == "find"), "the cases were reviewed");
     for secret in ["Fix the last page having one item too many", "Keep the owner check", "stale entries after a write"]
