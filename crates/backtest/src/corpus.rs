@@ -24,7 +24,15 @@
 //!
 //! Top-level keys such as `decoys` must come before the first `[[defects]]` table,
 //! as TOML requires.
+//!
+//! Cases written by `gauntlet backtest mine` carry three more fields, all optional
+//! (hand-written corpora stay valid without them): `confidence` (`"A"`, `"B"` or
+//! `"C"`, how sure the miner is that head introduced the defects), `mined_at` (the
+//! commit id of HEAD when mined) and `[[fix]]` entries (`sha`, `subject`, `body` of
+//! the commit that later fixed the defect). All three are for scoring and reports
+//! only: nothing in them is ever sent to a model.
 
+use crate::mine::{Confidence, FixRef};
 use gauntlet_review::contract::Location;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -94,6 +102,19 @@ struct CaseToml {
     also_real: Vec<AlsoRealToml>,
     #[serde(default)]
     decoys: Vec<String>,
+    confidence: Option<String>,
+    mined_at: Option<String>,
+    #[serde(default)]
+    fix: Vec<FixToml>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FixToml {
+    sha: String,
+    subject: String,
+    #[serde(default)]
+    body: String,
 }
 
 /// A defect the case is known to contain.
@@ -134,6 +155,13 @@ pub struct Case {
     /// gathered as related to the change should leave them out. Empty unless the
     /// case names some.
     pub decoys: Vec<String>,
+    /// Mined cases: how sure the miner is that head introduced the defects.
+    pub confidence: Option<Confidence>,
+    /// Mined cases: the commit id of HEAD when mined.
+    pub mined_at: Option<String>,
+    /// Mined cases: the commits that later fixed the defects. Scoring-only: never
+    /// part of what a model is shown.
+    pub fix: Vec<FixRef>,
 }
 
 /// Every case under `root`, sorted by name. A folder without a `case.toml` is not a
@@ -180,6 +208,13 @@ pub fn load_case(dir: &Path) -> Result<Case, CorpusError> {
         }
         _ => {}
     }
+    let confidence = match raw.confidence.as_deref() {
+        None => None,
+        Some(text) => Some(
+            Confidence::parse(text)
+                .ok_or_else(|| invalid(format!("confidence `{text}`: use \"A\", \"B\" or \"C\"")))?,
+        ),
+    };
     for (field, value) in [("repo", &raw.repo), ("base", &raw.base), ("head", &raw.head)] {
         if value.trim().is_empty() {
             return Err(invalid(format!("`{field}` is empty")));
@@ -197,6 +232,9 @@ pub fn load_case(dir: &Path) -> Result<Case, CorpusError> {
         defects,
         also_real,
         decoys: raw.decoys,
+        confidence,
+        mined_at: raw.mined_at,
+        fix: raw.fix.into_iter().map(|f| FixRef { sha: f.sha, subject: f.subject, body: f.body }).collect(),
     })
 }
 
@@ -317,6 +355,21 @@ mod tests {
         assert!(err.contains("`a.py` is also a defect's path"), "{err}");
         let err = case_with(&with("\"c.py:4\"")).unwrap_err().to_string();
         assert!(err.contains("`c.py:4` should be a file path with no line number"), "{err}");
+    }
+
+    #[test]
+    fn mined_fields_are_read_and_checked() {
+        let toml = format!(
+            "{HEAD}kind = \"escape\"\nconfidence = \"B\"\nmined_at = \"abc\"\n[[defects]]\npath = \"a\"\nlines = 2\n\
+             description = \"d\"\n[[fix]]\nsha = \"f00\"\nsubject = \"Fix a\"\nbody = \"why\"\n"
+        );
+        let case = case_with(&toml).unwrap();
+        assert_eq!((case.confidence, case.mined_at.as_deref()), (Some(Confidence::B), Some("abc")));
+        assert_eq!(case.fix, vec![FixRef { sha: "f00".into(), subject: "Fix a".into(), body: "why".into() }]);
+        let bad = toml.replace("\"B\"", "\"D\"");
+        assert!(case_with(&bad).unwrap_err().to_string().contains("confidence `D`"));
+        let old = case_with(&format!("{HEAD}kind = \"clean\"\n")).unwrap();
+        assert_eq!((old.confidence, old.mined_at, old.fix.len()), (None, None, 0), "old corpora stay valid");
     }
 
     #[test]

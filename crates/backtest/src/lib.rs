@@ -21,7 +21,11 @@
 pub mod baseline;
 pub mod checkout;
 pub mod corpus;
+pub mod html;
 pub mod markdown;
+pub mod mine;
 pub mod report;
 pub mod run;
 pub mod score;
+pub mod shard;
+pub mod sweep;

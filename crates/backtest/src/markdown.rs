@@ -28,6 +28,7 @@ pub fn render(b: &Backtest) -> String {
     headline(&mut out, b);
     cases(&mut out, b);
     reviewers(&mut out, b);
+    out.push_str(&crate::sweep::markdown(&b.threshold_sweep));
     details(&mut out, b);
     out
 }

@@ -2,15 +2,15 @@
 //! to the JSON report (`schema_version` 1); [`crate::markdown`] renders it for people.
 
 use crate::corpus::{Case, Kind};
-use crate::score::{CaseScore, Comparison, ReviewerNoise, Spend, Totals, compare, noise_of, totals};
+use crate::score::{CaseScore, Comparison, Reported, ReviewerNoise, Spend, Totals, compare, noise_of, totals};
 use gauntlet_review::review::Funnel;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// One case's outcome.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CaseResult {
     pub name: String,
     pub kind: Kind,
@@ -21,6 +21,11 @@ pub struct CaseResult {
     pub gate_would_skip: Option<String>,
     pub gauntlet: Option<PipelineResult>,
     pub baseline: Option<BaselineResult>,
+    /// Mined cases: the miner's confidence and the fixing commits (never shown to a model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<crate::mine::Confidence>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fix: Vec<crate::mine::FixRef>,
 }
 
 impl CaseResult {
@@ -33,6 +38,8 @@ impl CaseResult {
             gate_would_skip: None,
             gauntlet: None,
             baseline: None,
+            confidence: case.confidence,
+            fix: case.fix.clone(),
         }
     }
 
@@ -43,7 +50,7 @@ impl CaseResult {
 }
 
 /// What the pipeline did on a case.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PipelineResult {
     pub funnel: Funnel,
     #[serde(flatten)]
@@ -53,10 +60,16 @@ pub struct PipelineResult {
     pub gaps: Vec<String>,
     /// Candidates and published findings per reviewer.
     pub reviewers: Vec<ReviewerNoise>,
+    /// What was published (location, reviewer, claim), for the HTML report.
+    #[serde(default)]
+    pub findings: Vec<Reported>,
+    /// The same verdicts adjudicated at each threshold of the sweep.
+    #[serde(default)]
+    pub sweep: Vec<crate::sweep::CaseSweep>,
 }
 
 /// What the single-pass baseline did on a case.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BaselineResult {
     #[serde(flatten)]
     pub score: CaseScore,
@@ -92,6 +105,11 @@ pub struct Backtest {
     pub comparison: Option<Comparison>,
     /// Per-reviewer noise over the corpus: candidates proposed vs published.
     pub reviewers: Vec<ReviewerNoise>,
+    /// Precision, recall, false positives per case and the silent-clean share at
+    /// thresholds 0 to 100, from the same verdicts.
+    pub threshold_sweep: crate::sweep::Sweep,
+    /// `K/N` when this report covers one shard of the corpus (`--shard`).
+    pub shard: Option<String>,
     pub notes: Vec<String>,
 }
 
@@ -102,6 +120,7 @@ pub struct Meta {
     pub tolerance: u32,
     pub threshold: u8,
     pub baseline: bool,
+    pub shard: Option<String>,
     pub notes: Vec<String>,
 }
 
@@ -138,6 +157,9 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
         side
     });
     let comparison = baseline.as_ref().map(|b| compare(&gauntlet.totals, &b.totals));
+    let threshold_sweep = crate::sweep::totals(
+        scored.iter().filter_map(|c| c.gauntlet.as_ref().map(|g| (c.kind, g.score.defects, g.sweep.as_slice()))),
+    );
     Backtest {
         schema_version: SCHEMA_VERSION,
         corpus: meta.corpus,
@@ -151,6 +173,8 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
         baseline,
         comparison,
         reviewers: noise.into_values().collect(),
+        threshold_sweep,
+        shard: meta.shard,
         notes: meta.notes,
     }
 }

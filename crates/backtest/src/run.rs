@@ -127,7 +127,7 @@ fn review_case(
 ) -> Result<(), CaseError> {
     let repo = checkout(&case.repo, &case.base, &case.head)?;
     let git = &repo.git;
-    let target = Target::Range { base: case.base.clone(), head: Some(case.head.clone()) };
+    let target = Target::Range { base: repo.base.clone(), head: Some(repo.head.clone()) };
     let mut change = gauntlet_change::acquire(git, &target)?;
     if change.is_empty() {
         return Err(CaseError::EmptyChange);
@@ -246,6 +246,8 @@ fn score_pipeline(case: &Case, review: &Review, tolerance: u32) -> PipelineResul
         spend: Spend::of(review),
         gaps: review.gaps.iter().map(|g| format!("{}: {}", g.step, g.message)).collect(),
         reviewers: noise.into_values().collect(),
+        sweep: crate::sweep::of_case(case, review, tolerance),
+        findings: published,
         score,
     }
 }

@@ -12,14 +12,14 @@
 use crate::corpus::{AlsoReal, Defect, Kind};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Location;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Default `--tolerance`: lines a finding may sit away from a known range.
 pub const DEFAULT_TOLERANCE: u32 = 3;
 
 /// A published finding, as the scorer sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reported {
     pub reviewer: String,
     /// `path:LINE` or `path:START-END` as the run reported it (may not parse).
@@ -40,7 +40,7 @@ fn matches_defect(found: &Location, defect: &Defect, tolerance: u32) -> bool {
 }
 
 /// One run on one case, scored.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CaseScore {
     pub published: usize,
     pub true_positives: usize,
@@ -162,7 +162,7 @@ pub fn compare(gauntlet: &Totals, baseline: &Totals) -> Comparison {
 }
 
 /// Tokens, cost and time of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spend {
     /// Input (cached included) plus output tokens.
     pub tokens: u64,
@@ -190,7 +190,7 @@ impl Spend {
 }
 
 /// How noisy one reviewer was over the corpus.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewerNoise {
     pub reviewer: String,
     /// Findings it proposed (before grounding).

@@ -135,6 +135,7 @@ fn backtest(tolerance: u32, with_baseline: bool) -> Backtest {
         tolerance,
         threshold: 75,
         baseline: with_baseline,
+        shard: None,
         notes: Vec::new(),
     };
     summarise(meta, results)
@@ -253,4 +254,27 @@ fn reviewers_from_an_external_rules_channel_join_the_built_ins() {
     let seen = provider.seen.lock().unwrap();
     let house = seen.iter().filter(|(step, r)| step == "find" && r.as_deref() == Some("house-style")).count();
     assert_eq!(house, 2, "the channel's reviewer ran on the two Python cases");
+}
+
+#[test]
+fn the_threshold_sweep_readjudicates_the_same_verdicts() {
+    let b = backtest(3, false);
+    let at = |t: u8| b.threshold_sweep.points.iter().find(|p| p.threshold == t).unwrap().clone();
+    assert_eq!(b.threshold_sweep.points.iter().map(|p| p.threshold).collect::<Vec<_>>(), vec![0, 25, 50, 75, 100]);
+    // At the configured 75 the sweep is the run itself.
+    let t = &b.gauntlet.totals;
+    let p75 = at(75);
+    assert_eq!((p75.published, p75.true_positives, p75.precision, p75.recall), (2, 1, t.precision, t.recall));
+    assert_eq!(p75.fp_per_case, t.fp_per_case);
+    // REAL survives at 100, NOISE at 75: at 100 only REAL is published (precision 1/1,
+    // no false positive); below 75 nothing more (STRIP was disproved, not under-confident).
+    let p100 = at(100);
+    assert_eq!((p100.published, p100.true_positives, p100.precision, p100.fp_per_case), (1, 1, Some(1.0), Some(0.0)));
+    assert_eq!(p100.recall, Some(0.5));
+    assert_eq!(at(0).published, 2);
+    assert!(b.threshold_sweep.points.iter().all(|p| p.silent_clean_share == Some(1.0)));
+    assert!(b.threshold_sweep.basis.contains("no model was asked again"));
+    let md = gauntlet_backtest::markdown::render(&b);
+    assert!(md.contains("| 100 | 1 | 100% | 50% | 0.00 | 100% |"), "{md}");
+    assert!(md.contains("| 75 | 2 | 50% | 50% | 0.33 | 100% |"), "{md}");
 }

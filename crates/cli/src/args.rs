@@ -53,7 +53,9 @@ pub enum Command {
     Fix(Box<FixArgs>),
     /// Revise a document toward a goal in an adversarial review loop.
     Refine(Box<RefineArgs>),
-    /// Review every case of a corpus (print-only) and score precision and recall.
+    /// Review every case of a corpus (print-only) and score precision and recall;
+    /// `backtest mine` builds a corpus from this repository's history, `backtest merge`
+    /// adds shard reports up.
     Backtest(Box<BacktestArgs>),
     /// Rules governance: pin the reviewer rules in use, verify them, draft a new one.
     #[command(subcommand)]
@@ -271,11 +273,20 @@ pub struct RefineArgs {
     pub max_cost: Option<f64>,
 }
 
+/// `gauntlet backtest CORPUS [flags]`, or one of its subcommands. A corpus folder
+/// named like a subcommand is written `./mine`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct BacktestArgs {
+    #[command(subcommand)]
+    pub action: Option<BacktestCommand>,
     /// The corpus: a folder with one sub-folder per case, each holding a case.toml.
-    #[arg(value_name = "CORPUS")]
-    pub corpus: PathBuf,
+    #[arg(value_name = "CORPUS", required = true)]
+    pub corpus: Option<PathBuf>,
+    /// Review only shard K of N (cases chosen by a stable hash of their names); merge
+    /// the shards' JSON reports with `gauntlet backtest merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<gauntlet_backtest::shard::Shard>,
     /// Also run the same model as one naive single-pass reviewer, side by side.
     #[arg(long)]
     pub baseline: bool,
@@ -285,7 +296,7 @@ pub struct BacktestArgs {
     /// Lines a finding may lie outside a known defect's range and still match it.
     #[arg(long, value_name = "N", default_value_t = gauntlet_backtest::score::DEFAULT_TOLERANCE)]
     pub tolerance: u32,
-    /// Output format: markdown or json.
+    /// Output format: markdown, json or html (one self-contained page).
     #[arg(long, value_name = "FORMAT", default_value = "markdown")]
     pub format: String,
     /// Provider for every tier: anthropic, openai, ollama, command or local.
@@ -313,6 +324,56 @@ pub struct BacktestArgs {
     /// called, and a request that is not there fails the run.
     #[arg(long, value_name = "DIR")]
     pub replay: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BacktestCommand {
+    /// Build a corpus from this repository's history: fixes found by their messages,
+    /// the commits that introduced them found by blame (SZZ), and old clean commits.
+    Mine(MineArgs),
+    /// Combine the JSON reports of `--shard` runs into the report of the whole corpus.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MineArgs {
+    /// Read only the commits since DATE (anything `git log --since` reads).
+    #[arg(long, value_name = "DATE", conflicts_with = "last")]
+    pub since: Option<String>,
+    /// Only the last N commits.
+    #[arg(long, value_name = "N")]
+    pub last: Option<usize>,
+    /// Where to write the corpus (cases a previous `mine` wrote there are replaced).
+    #[arg(long, value_name = "DIR", default_value = "backtest-corpus")]
+    pub out: PathBuf,
+    /// An introducing commit with more changed lines is a sweep, never a case (default 800).
+    #[arg(long, value_name = "N")]
+    pub max_changed_lines: Option<usize>,
+    /// Clean cases per escape case (default 1.0).
+    #[arg(long, value_name = "R")]
+    pub clean_ratio: Option<f64>,
+    /// How many days old a commit must be to be a clean case (default 180).
+    #[arg(long, value_name = "DAYS")]
+    pub clean_window: Option<u32>,
+    /// Seed of the clean-case sample: the same seed mines the same corpus.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    /// Confidences to keep: A (named by a Fixes: trailer), B (one commit), C (several, or added lines).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "A,B")]
+    pub confidence: Vec<String>,
+    /// Output format of the summary: terminal or json.
+    #[arg(long, value_name = "FORMAT", default_value = "terminal")]
+    pub format: String,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The JSON reports of every shard (`gauntlet backtest CORPUS --shard K/N --format json`).
+    #[arg(value_name = "REPORT.json", required = true, num_args = 1..)]
+    pub reports: Vec<PathBuf>,
+    /// Output format: markdown, json or html.
+    #[arg(long, value_name = "FORMAT", default_value = "markdown")]
+    pub format: String,
 }
 
 /// `gauntlet ci`: every `review` flag, plus what posting needs.

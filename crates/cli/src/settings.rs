@@ -44,6 +44,30 @@ pub struct FileConfig {
     pub secrets: SecretsSection,
     #[serde(default)]
     pub ci: CiSection,
+    #[serde(default)]
+    pub backtest: BacktestSection,
+}
+
+/// `[backtest]`: settings of `gauntlet backtest` and its subcommands.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BacktestSection {
+    #[serde(default)]
+    pub mine: MineSection,
+}
+
+/// `[backtest.mine]`: how `gauntlet backtest mine` finds fixes and picks cases
+/// (flags win over these).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MineSection {
+    /// Regular expressions; a commit whose subject matches one is a fix.
+    pub subject_patterns: Option<Vec<String>>,
+    /// Regular expressions matched against each `Key: value` trailer line.
+    pub trailer_patterns: Option<Vec<String>>,
+    pub max_changed_lines: Option<usize>,
+    pub clean_ratio: Option<f64>,
+    pub clean_window_days: Option<u32>,
 }
 
 /// `[ci]`: what `gauntlet ci` does besides posting the review.
@@ -356,6 +380,19 @@ fn resolve_models(args: &ReviewArgs, file: &FileConfig, env: &Env) -> Result<Opt
     ))
 }
 
+/// `[gate]` resolved over the defaults.
+pub fn gate_config(file: &FileConfig) -> GateConfig {
+    let defaults = GateConfig::default();
+    let g = &file.gate;
+    GateConfig {
+        bot_authors: g.bot_authors.clone().unwrap_or(defaults.bot_authors),
+        automated_subjects: g.automated_subjects.clone().unwrap_or(defaults.automated_subjects),
+        ignore: g.ignore.clone(),
+        min_changed_lines: g.min_changed_lines.unwrap_or(defaults.min_changed_lines),
+        max_changed_lines: g.max_changed_lines,
+    }
+}
+
 impl Settings {
     pub fn resolve(root: &Path, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tty: bool) -> Result<Settings> {
         let path = config.map(Path::to_path_buf).unwrap_or_else(|| root.join(FILE_NAME));
@@ -376,15 +413,7 @@ impl Settings {
             other => bail!("--color {other}: use auto, always or never"),
         };
         let models = resolve_models(args, &file, env)?;
-        let defaults = GateConfig::default();
-        let g = &file.gate;
-        let gate = GateConfig {
-            bot_authors: g.bot_authors.clone().unwrap_or(defaults.bot_authors),
-            automated_subjects: g.automated_subjects.clone().unwrap_or(defaults.automated_subjects),
-            ignore: g.ignore.clone(),
-            min_changed_lines: g.min_changed_lines.unwrap_or(defaults.min_changed_lines),
-            max_changed_lines: g.max_changed_lines,
-        };
+        let gate = gate_config(&file);
         let b = &file.budget;
         let budget = Budget {
             max_calls: args.max_calls.or(b.max_calls),

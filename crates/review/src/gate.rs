@@ -122,30 +122,47 @@ fn ignore_reason(path: &str, head: Option<&str>, sets: &[(&GlobSet, &'static str
     markers.is_match(&top).then_some("generated")
 }
 
+/// The gate's ignore rules, compiled once: lockfiles, vendored files, globs marked
+/// generated, `[gate] ignore`, and generated-file markers near the top of a file.
+pub struct IgnoreRules {
+    generated: GlobSet,
+    configured: GlobSet,
+}
+
+impl IgnoreRules {
+    pub fn new(generated_globs: &[String], config: &GateConfig) -> Result<IgnoreRules, String> {
+        Ok(IgnoreRules { generated: globset(generated_globs)?, configured: globset(&config.ignore)? })
+    }
+
+    /// Why `path` (with its text, when known) is not worth reviewing, if it is not.
+    pub fn reason(&self, path: &str, text: Option<&str>) -> Option<&'static str> {
+        // The built-in lists never change: compiled once, not on every call.
+        static BUILT_IN: std::sync::OnceLock<[(GlobSet, &'static str); 2]> = std::sync::OnceLock::new();
+        let built_in = BUILT_IN.get_or_init(|| {
+            let set = |globs: &[&str]| globset(globs).expect("built-in globs are valid");
+            [(set(&LOCKFILES), "lockfile"), (set(&VENDORED), "vendored")]
+        });
+        let sets = [
+            (&built_in[0].0, built_in[0].1),
+            (&built_in[1].0, built_in[1].1),
+            (&self.generated, "generated"),
+            (&self.configured, "ignored by [gate] ignore"),
+        ];
+        ignore_reason(path, text, &sets)
+    }
+}
+
 /// Files not worth reviewing (path, reason), and the changed lines of the rest.
 pub fn classify(
     change: &Change,
     generated_globs: &[String],
     config: &GateConfig,
 ) -> Result<(Vec<(String, String)>, usize), String> {
-    // The built-in lists never change: compiled once, not on every call.
-    static BUILT_IN: std::sync::OnceLock<[(GlobSet, &'static str); 2]> = std::sync::OnceLock::new();
-    let built_in = BUILT_IN.get_or_init(|| {
-        let set = |globs: &[&str]| globset(globs).expect("built-in globs are valid");
-        [(set(&LOCKFILES), "lockfile"), (set(&VENDORED), "vendored")]
-    });
-    let generated = globset(generated_globs)?;
-    let configured = globset(&config.ignore)?;
-    let sets = [
-        (&built_in[0].0, built_in[0].1),
-        (&built_in[1].0, built_in[1].1),
-        (&generated, "generated"),
-        (&configured, "ignored by [gate] ignore"),
-    ];
+    let rules = IgnoreRules::new(generated_globs, config)?;
     let mut ignored = Vec::new();
     let mut changed_lines = 0;
     for f in &change.files {
-        match ignore_reason(f.diff.path(), f.head_text.as_deref(), &sets) {
+        match rules.reason(f.diff.path(), f.head_text.as_deref()) {
             Some(why) => ignored.push((f.diff.path().to_string(), why.to_string())),
             // Binary files carry no reviewable lines, and a submodule's are commit ids.
             None if f.diff.is_submodule() => {}

@@ -35,6 +35,10 @@ pub struct Review {
     /// The run's time limit cut it short (a note and the gaps say what was not done).
     #[serde(skip)]
     pub timed_out: bool,
+    /// Every validated finding with its verdict, as the adjudicator received them, so
+    /// a caller can adjudicate again at another threshold (the backtest's sweep).
+    #[serde(skip)]
+    pub judged: Vec<Judged>,
 }
 
 impl Review {
@@ -158,7 +162,7 @@ pub fn name_findings<'a>(gaps: &mut [Gap], findings: impl IntoIterator<Item = &'
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Funnel {
     pub candidates: usize,
     pub grounded: usize,

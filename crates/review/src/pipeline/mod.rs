@@ -291,6 +291,7 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     review.published = adj.published.iter().map(Published::from).collect();
     review.unverified = adj.unverified.iter().map(Published::from).collect();
     review.dropped.extend(adj.dropped);
+    review.judged = judged;
     review.usage = usage.into_inner().expect("usage lock").into_values().collect();
     review.wall_ms = started.elapsed().as_millis() as u64;
     if ledger.timed_out() {

@@ -1,8 +1,13 @@
 //! `gauntlet backtest CORPUS`: review every case of a corpus and score the result
 //! against the known answers (optionally beside a single-pass baseline). Like
-//! `review`, it only prints: nothing in it can reach a code host.
+//! `review`, it only prints: nothing in it can reach a code host. `backtest mine`
+//! ([`mine`]) builds a corpus from the repository's history; `backtest merge`
+//! ([`merge`]) adds up the reports of `--shard` runs.
 
-use crate::args::{BacktestArgs, ReviewArgs};
+mod merge;
+mod mine;
+
+use crate::args::{BacktestArgs, BacktestCommand, ReviewArgs};
 use crate::progress::{Cases, say};
 use crate::providers::{self, Recording};
 use crate::settings::{Env, ModelSpec, Settings};
@@ -41,15 +46,39 @@ fn review_args(args: &BacktestArgs) -> ReviewArgs {
     }
 }
 
-pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) -> Result<Outcome> {
-    if !matches!(args.format.as_str(), "markdown" | "json") {
-        bail!("--format {}: use markdown or json", args.format);
+/// Print a report in `format` (markdown, json or html).
+fn print(report: &gauntlet_backtest::report::Backtest, format: &str) -> Result<()> {
+    match format {
+        "json" => println!("{}", serde_json::to_string_pretty(report)?),
+        "html" => print!("{}", gauntlet_backtest::html::render(report)),
+        _ => print!("{}", gauntlet_backtest::markdown::render(report)),
     }
+    Ok(())
+}
+
+fn check_format(format: &str) -> Result<()> {
+    if !matches!(format, "markdown" | "json" | "html") {
+        bail!("--format {format}: use markdown, json or html");
+    }
+    Ok(())
+}
+
+pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) -> Result<Outcome> {
+    match &args.action {
+        Some(BacktestCommand::Mine(mine)) => return mine::run(dir, config, mine).map(|()| Outcome::AllRan),
+        Some(BacktestCommand::Merge(merge)) => return merge::run(merge),
+        None => {}
+    }
+    check_format(&args.format)?;
     if args.jobs == 0 {
         bail!("--jobs must be at least 1");
     }
-    let corpus_dir = dir.join(&args.corpus);
-    let cases = gauntlet_backtest::corpus::load(&corpus_dir)?;
+    let corpus = args.corpus.clone().context("name the corpus folder: gauntlet backtest CORPUS")?;
+    let corpus_dir = dir.join(&corpus);
+    let mut cases = gauntlet_backtest::corpus::load(&corpus_dir)?;
+    if let Some(shard) = &args.shard {
+        cases = shard.select(cases);
+    }
     // Models, prices and review settings come from where gauntlet runs (its
     // gauntlet.toml), never from the case repositories.
     let root = Git::discover(dir).map(|g| g.root().to_path_buf()).unwrap_or(dir.to_path_buf());
@@ -110,20 +139,22 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         fence: None,
     };
     say!(
-        "gauntlet: backtest of {} case(s) in {} on {provider}{}",
+        "gauntlet: backtest of {} case(s) in {}{} on {provider}{}",
         cases.len(),
         corpus_dir.display(),
+        args.shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
         if args.baseline { ", with the single-pass baseline" } else { "" }
     );
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let results = run_all(&cases, &setup, runtime.handle(), &|case| shown.finished(&case_line(case)));
     shown.finish();
     let meta = Meta {
-        corpus: args.corpus.display().to_string(),
+        corpus: corpus.display().to_string(),
         provider: provider.clone(),
         tolerance: args.tolerance,
         threshold: settings.threshold,
         baseline: args.baseline,
+        shard: args.shard.map(|s| s.to_string()),
         notes: crate::offline::tiny_model_note(&provider).into_iter().collect(),
     };
     let misses = misses.lock().expect("misses lock");
@@ -137,10 +168,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         );
     }
     let report = summarise(meta, results);
-    match args.format.as_str() {
-        "json" => println!("{}", serde_json::to_string_pretty(&report)?),
-        _ => print!("{}", gauntlet_backtest::markdown::render(&report)),
-    }
+    print(&report, &args.format)?;
     Ok(if report.failed == 0 { Outcome::AllRan } else { Outcome::SomeFailed(report.failed) })
 }
 

@@ -1,0 +1,337 @@
+//! `--format html`: the backtest as one page a person reads, self-contained (no
+//! script, no network asset), every text escaped, under a Content-Security-Policy
+//! that allows nothing but the page's own stylesheet (by its hash) and inline
+//! images.
+//!
+//! Sections: totals beside the baseline, precision and recall by threshold (an
+//! SVG chart of the sweep), per-reviewer noise, then every case with its funnel,
+//! published findings and missed defects.
+
+use crate::report::{Backtest, CaseResult, Side};
+use crate::sweep::Point;
+use sha2::{Digest, Sha256};
+use std::fmt::Write;
+
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#1b1f24}\
+table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #d0d7de;padding:.25rem .6rem;\
+text-align:left;vertical-align:top}th{background:#f6f8fa}.case{border:1px solid #d0d7de;border-radius:6px;\
+padding:.5rem 1rem;margin:1rem 0}.failed{border-color:#cf222e}.tp{color:#1a7f37}.fp{color:#cf222e}\
+code{background:#f6f8fa;padding:0 .2rem}svg text{font-size:11px}";
+
+/// Escape text for HTML element content and quoted attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            match i <= chunk.len() {
+                true => out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char),
+                false => out.push('='),
+            }
+        }
+    }
+    out
+}
+
+/// The policy: nothing loads, nothing runs; only this stylesheet applies.
+pub fn content_security_policy() -> String {
+    let hash = base64(&Sha256::digest(STYLE.as_bytes()));
+    format!(
+        "default-src 'none'; style-src 'sha256-{hash}'; img-src data:; base-uri 'none'; form-action 'none'; \
+         frame-ancestors 'none'"
+    )
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "n/a".to_string(), |v| format!("{:.0}%", v * 100.0))
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.2}"))
+}
+
+/// Render the whole report.
+pub fn render(b: &Backtest) -> String {
+    let mut h = String::new();
+    let title = format!("Backtest of {}", b.corpus);
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\
+         <meta name=\"viewport\" content=\"width=device-width\"><title>{}</title><style>{STYLE}</style></head><body>\n",
+        escape(&content_security_policy()),
+        escape(&title)
+    );
+    let _ = writeln!(
+        h,
+        "<h1>{}</h1><p>{} on {} case(s), threshold {}, tolerance {} line(s){}.</p>",
+        escape(&title),
+        escape(&b.provider),
+        b.cases.len(),
+        b.threshold,
+        b.tolerance,
+        b.shard.as_ref().map(|s| format!(", shard {}", escape(s))).unwrap_or_default()
+    );
+    for note in &b.notes {
+        let _ = writeln!(h, "<p class=\"note\">{}</p>", escape(note));
+    }
+    totals(&mut h, b);
+    chart(&mut h, &b.threshold_sweep.points, &b.threshold_sweep.basis);
+    reviewers(&mut h, b);
+    let _ = writeln!(h, "<h2>Cases</h2><div id=\"cases\">");
+    for c in &b.cases {
+        case(&mut h, c);
+    }
+    h.push_str("</div></body></html>\n");
+    h
+}
+
+fn totals(h: &mut String, b: &Backtest) {
+    let side = |s: &Side| {
+        let t = &s.totals;
+        [
+            format!("{} ({}/{})", pct(t.precision), t.true_positives, t.published),
+            format!("{} ({}/{})", pct(t.recall), t.caught, t.defects),
+            format!("{} ({} per case)", t.false_positives, num(t.fp_per_case)),
+            format!("{}/{}", t.silent_clean, t.clean_cases),
+            s.spend.tokens.to_string(),
+            s.spend.cost.map_or_else(|| "unknown".into(), |c| format!("${c:.4}")),
+        ]
+    };
+    let rows = ["precision", "recall", "false positives", "silent clean cases", "tokens", "cost"];
+    let ours = side(&b.gauntlet);
+    let theirs = b.baseline.as_ref().map(side);
+    h.push_str("<h2>Totals</h2><table id=\"totals\"><tr><th></th><th>gauntlet</th>");
+    if theirs.is_some() {
+        h.push_str("<th>single-pass baseline</th>");
+    }
+    h.push_str("</tr>\n");
+    for (i, row) in rows.iter().enumerate() {
+        let _ = write!(h, "<tr><th>{row}</th><td>{}</td>", escape(&ours[i]));
+        if let Some(t) = &theirs {
+            let _ = write!(h, "<td>{}</td>", escape(&t[i]));
+        }
+        h.push_str("</tr>\n");
+    }
+    let f = &b.funnel;
+    let _ = writeln!(
+        h,
+        "</table><p>Funnel over the scored cases: {} candidates, {} grounded, {} survived, {} published; {} case(s) failed.</p>",
+        f.candidates, f.grounded, f.survived, f.published, b.failed
+    );
+}
+
+/// Precision and recall by threshold, as an SVG line chart (0-100 on both axes).
+fn chart(h: &mut String, points: &[Point], basis: &str) {
+    let (w, ht, left, top) = (420.0, 256.0, 40.0, 26.0);
+    let (pw, ph) = (w - left - 20.0, ht - top - 30.0);
+    let x = |t: u8| left + pw * f64::from(t) / 100.0;
+    let y = |v: f64| top + ph * (1.0 - v);
+    let _ = write!(
+        h,
+        "<h2>Precision and recall by threshold</h2><svg id=\"sweep\" width=\"{w}\" height=\"{ht}\" \
+         viewBox=\"0 0 {w} {ht}\" role=\"img\" aria-label=\"precision and recall by threshold\">\
+         <rect x=\"{left}\" y=\"{top}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#d0d7de\"/>"
+    );
+    for p in points {
+        let _ = write!(
+            h,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            x(p.threshold),
+            ht - 12.0,
+            p.threshold
+        );
+    }
+    for (label, v) in [("100%", 1.0), ("50%", 0.5), ("0%", 0.0)] {
+        let _ = write!(h, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{label}</text>", left - 4.0, y(v) + 4.0);
+    }
+    type Metric = fn(&Point) -> Option<f64>;
+    let series: [(&str, &str, Metric); 2] =
+        [("precision", "#0969da", |p| p.precision), ("recall", "#bf3989", |p| p.recall)];
+    for (i, (name, colour, _)) in series.iter().enumerate() {
+        // The legend sits above the plot, clear of a line at 100%.
+        let (lx, ly) = (left + 8.0 + 90.0 * i as f64, 14.0);
+        let _ = write!(
+            h,
+            "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{colour}\"/>\
+             <text class=\"legend\" x=\"{:.1}\" y=\"{ly:.1}\">{name}</text>",
+            ly - 9.0,
+            lx + 14.0
+        );
+    }
+    for (name, colour, metric) in series {
+        let known: Vec<(u8, f64)> = points.iter().filter_map(|p| metric(p).map(|v| (p.threshold, v))).collect();
+        let line: Vec<String> = known.iter().map(|(t, v)| format!("{:.1},{:.1}", x(*t), y(*v))).collect();
+        let _ = write!(
+            h,
+            "<polyline class=\"{name}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>",
+            line.join(" ")
+        );
+        for (t, v) in known {
+            let _ = write!(
+                h,
+                "<circle class=\"{name}\" data-threshold=\"{t}\" data-value=\"{v:.4}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" \
+                 fill=\"{colour}\"><title>{name} at {t}: {:.0}%</title></circle>",
+                x(t),
+                y(v),
+                v * 100.0
+            );
+        }
+    }
+    h.push_str(
+        "</svg>\n<table id=\"sweep-table\"><tr><th>threshold</th><th>published</th><th>precision</th>\
+                <th>recall</th><th>FP per case</th><th>silent clean</th></tr>\n",
+    );
+    for p in points {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            p.threshold,
+            p.published,
+            pct(p.precision),
+            pct(p.recall),
+            num(p.fp_per_case),
+            pct(p.silent_clean_share)
+        );
+    }
+    let _ = writeln!(h, "</table><p class=\"basis\">Each threshold is {}.</p>", escape(basis));
+}
+
+fn reviewers(h: &mut String, b: &Backtest) {
+    h.push_str(
+        "<h2>Noise per reviewer</h2><table id=\"reviewers\"><tr><th>reviewer</th><th>candidates</th>\
+                <th>published</th><th>true positives</th></tr>\n",
+    );
+    for r in &b.reviewers {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&r.reviewer),
+            r.candidates,
+            r.published,
+            r.true_positives
+        );
+    }
+    h.push_str("</table>\n");
+}
+
+fn case(h: &mut String, c: &CaseResult) {
+    let failed = if c.error.is_some() { " failed" } else { "" };
+    let mut kind = format!("{:?}", c.kind).to_lowercase();
+    if let Some(confidence) = c.confidence {
+        kind.push_str(&format!(", mined, confidence {confidence:?}"));
+    }
+    let _ = write!(
+        h,
+        "<section class=\"case{failed}\" data-case=\"{}\"><h3>{} <small>({kind})</small></h3><p>{}</p>",
+        escape(&c.name),
+        escape(&c.name),
+        escape(&c.description)
+    );
+    for fix in &c.fix {
+        let short = &fix.sha[..fix.sha.len().min(12)];
+        let _ =
+            write!(h, "<p class=\"fix\">Fixed later by <code>{}</code> {}</p>", escape(short), escape(&fix.subject));
+    }
+    if let Some(e) = &c.error {
+        let _ = write!(h, "<p class=\"error\">Could not run: {}</p>", escape(e));
+    }
+    if let Some(why) = &c.gate_would_skip {
+        let _ = write!(h, "<p>The gate would have skipped it: {}</p>", escape(why));
+    }
+    if let Some(g) = &c.gauntlet {
+        let f = &g.funnel;
+        let _ = write!(
+            h,
+            "<p class=\"funnel\">{} candidates, {} grounded, {} survived, {} published; {}/{} known defect(s) caught.</p>",
+            f.candidates, f.grounded, f.survived, f.published, g.score.caught, g.score.defects
+        );
+        if !g.findings.is_empty() {
+            h.push_str("<ul class=\"findings\">");
+            for r in &g.findings {
+                let hit = !g.score.unmatched.contains(r);
+                let _ = write!(
+                    h,
+                    "<li class=\"{}\"><code>{}</code> {} <em>({})</em></li>",
+                    if hit { "tp" } else { "fp" },
+                    escape(&r.location),
+                    escape(&r.claim),
+                    escape(&r.reviewer)
+                );
+            }
+            h.push_str("</ul>");
+        }
+        if !g.score.missed.is_empty() {
+            h.push_str("<p>Missed:</p><ul class=\"missed\">");
+            for m in &g.score.missed {
+                let _ = write!(h, "<li>{}</li>", escape(m));
+            }
+            h.push_str("</ul>");
+        }
+    }
+    h.push_str("</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_markup_character_is_escaped() {
+        assert_eq!(
+            escape("<img src=x onerror=\"a('b')\">&"),
+            "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;"
+        );
+    }
+
+    #[test]
+    fn base64_matches_the_standard_alphabet_and_padding() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn the_policy_hash_is_the_hash_of_the_stylesheet_the_page_carries() {
+        let meta = crate::report::Meta {
+            corpus: "c".into(),
+            provider: "p".into(),
+            tolerance: 3,
+            threshold: 75,
+            baseline: false,
+            shard: None,
+            notes: vec![],
+        };
+        let page = render(&crate::report::summarise(meta, Vec::new()));
+        let style = page.split("<style>").nth(1).and_then(|r| r.split("</style>").next()).unwrap();
+        let hash = base64(&Sha256::digest(style.as_bytes()));
+        assert!(page.contains(&format!("style-src &#39;sha256-{hash}&#39;")), "{page}");
+        assert_eq!(page.matches("<style>").count(), 1, "one stylesheet, the hashed one");
+        assert!(!page.contains("style=\""), "no style attribute: the policy would block it");
+    }
+
+    #[test]
+    fn the_policy_forbids_scripts_and_remote_loads() {
+        let csp = content_security_policy();
+        assert!(csp.starts_with("default-src 'none'; style-src 'sha256-"), "{csp}");
+        assert!(!csp.contains("unsafe") && !csp.contains("script-src"), "{csp}");
+    }
+}

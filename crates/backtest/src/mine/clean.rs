@@ -1,0 +1,125 @@
+//! Clean cases: old commits of the same sizes as the escapes, none of whose lines
+//! a later fix touched, sampled with a seed so a second run picks the same ones.
+
+use super::history::Commit;
+use super::{Clean, Escape, MineError, Miner, Summary, skip};
+use std::collections::BTreeSet;
+
+const DAY: i64 = 24 * 3600;
+
+/// Where clean cases are drawn from.
+pub(crate) struct Pool<'a, 'm> {
+    pub miner: &'a Miner<'m>,
+    pub commits: &'a [Commit],
+    /// Every commit detected as a fix.
+    pub fixes: &'a BTreeSet<String>,
+    /// Every commit a fix's blame landed on.
+    pub blamed: &'a BTreeSet<String>,
+    /// The newest commit time of the window: ages are measured from it, not from
+    /// the clock, so mining the same HEAD twice gives the same corpus.
+    pub newest: i64,
+}
+
+/// A stable 64-bit hash of a commit id under a seed (FNV-1a, then a splitmix
+/// finaliser): the sampling order, the same on every machine and release.
+pub fn rank(seed: u64, id: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
+    for b in id.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// Size class: changed lines by powers of two (1, 2-3, 4-7, ...).
+fn class(lines: usize) -> i64 {
+    i64::from(usize::BITS - lines.leading_zeros())
+}
+
+/// How many clean cases escape `i` (0-based) asks for at `ratio`, so that the
+/// first `n` escapes ask for `floor(n * ratio)` in all.
+pub fn wanted(i: usize, ratio: f64) -> usize {
+    let upto = |n: usize| (n as f64 * ratio + 1e-9).floor() as usize;
+    upto(i + 1) - upto(i)
+}
+
+pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summary) -> Result<Vec<Clean>, MineError> {
+    let options = pool.miner.options;
+    let window = i64::from(options.clean_window_days) * DAY;
+    let heads: BTreeSet<&str> = escapes.iter().map(|e| e.head.as_str()).collect();
+    let mut candidates: Vec<(&Commit, usize)> = pool
+        .commits
+        .iter()
+        .filter(|c| !c.is_merge() && !c.parents.is_empty())
+        .filter(|c| !pool.fixes.contains(&c.id) && !heads.contains(c.id.as_str()))
+        .filter(|c| pool.newest - c.time >= window)
+        // Stricter than "within the window": a commit any mined fix blamed is never
+        // clean, however long the fix took to come.
+        .filter(|c| !pool.blamed.contains(&c.id))
+        .map(|c| (c, pool.miner.size(c)))
+        .filter(|(_, size)| *size > 0 && *size <= options.max_changed_lines)
+        .collect();
+    let mut out = Vec::new();
+    let mut asked = 0;
+    for (i, escape) in escapes.iter().enumerate() {
+        for _ in 0..wanted(i, options.clean_ratio) {
+            asked += 1;
+            let target = class(escape.size.max(1));
+            let best = candidates
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, (c, size))| ((class(*size) - target).abs(), rank(options.seed, &c.id)))
+                .map(|(at, _)| at);
+            let Some(at) = best else { break };
+            let (commit, size) = candidates.swap_remove(at);
+            out.push(Clean {
+                head: commit.id.clone(),
+                base: commit.parents[0].clone(),
+                subject: commit.subject().to_string(),
+                size,
+            });
+        }
+    }
+    summary.clean_wanted = asked;
+    summary.clean = out.len();
+    for _ in out.len()..asked {
+        skip(summary, format!("clean case wanted, but no commit {} days old is left", options.clean_window_days));
+    }
+    out.sort_by(|a, b| a.head.cmp(&b.head));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ratio_spreads_clean_cases_over_the_escapes() {
+        let total = |n: usize, r: f64| (0..n).map(|i| wanted(i, r)).sum::<usize>();
+        assert_eq!(total(4, 1.0), 4);
+        assert_eq!(total(4, 0.5), 2);
+        assert_eq!(total(3, 2.0), 6);
+        assert_eq!(total(5, 0.3), 1);
+        assert_eq!((0..3).map(|i| wanted(i, 1.0)).collect::<Vec<_>>(), vec![1, 1, 1]);
+    }
+
+    #[test]
+    fn ranks_depend_on_the_seed_and_are_fixed_for_a_seed() {
+        assert_eq!(rank(7, "abc"), rank(7, "abc"));
+        assert_ne!(rank(7, "abc"), rank(8, "abc"));
+        assert_ne!(rank(7, "abc"), rank(7, "abd"));
+        // Pinned: a corpus mined with a seed, and the shards of a corpus, must not move
+        // when gauntlet is rebuilt elsewhere (values from an independent implementation).
+        assert_eq!(rank(0, "abc"), 0x0dd4_9049_0804_b508);
+        assert_eq!(rank(42, "case-1"), 0x3dd9_5daf_40cb_354b);
+    }
+
+    #[test]
+    fn size_classes_are_powers_of_two() {
+        assert_eq!((class(1), class(2), class(3), class(4), class(7), class(8)), (1, 2, 2, 3, 3, 4));
+    }
+}

@@ -1,0 +1,232 @@
+//! The lines a commit removed, changed and added, from `git diff -U0` (pure), and
+//! which paths and lines carry code at all.
+
+use gauntlet_review::gate::globset;
+use globset::GlobSet;
+use std::sync::OnceLock;
+
+/// One file of a zero-context diff.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileDiff {
+    /// The path before the change (`None` for an added file).
+    pub old: Option<String>,
+    /// The path after it (`None` for a deleted file).
+    pub new: Option<String>,
+    pub hunks: Vec<Hunk>,
+}
+
+/// One hunk: old lines `old_start..old_start+old_count`, new likewise. A hunk
+/// that removes nothing inserts after old line `old_start`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hunk {
+    pub old_start: u32,
+    pub old_count: u32,
+    pub new_start: u32,
+    pub new_count: u32,
+    pub removed: Vec<String>,
+    pub added: Vec<String>,
+}
+
+fn range(text: &str) -> Option<(u32, u32)> {
+    let (start, count) = text.split_once(',').unwrap_or((text, "1"));
+    Some((start.parse().ok()?, count.parse().ok()?))
+}
+
+fn path(text: &str, prefix: &str) -> Option<String> {
+    let text = text.trim_end();
+    (text != "/dev/null").then(|| text.strip_prefix(prefix).unwrap_or(text).to_string())
+}
+
+/// Parse `git diff -U0 --src-prefix=a/ --dst-prefix=b/` output. Binary files have
+/// no hunks.
+pub fn parse(diff: &str) -> Vec<FileDiff> {
+    let mut files: Vec<FileDiff> = Vec::new();
+    for line in diff.lines() {
+        if line.starts_with("diff --git ") {
+            files.push(FileDiff::default());
+            continue;
+        }
+        let Some(file) = files.last_mut() else { continue };
+        if let Some(hunk) = file.hunks.last_mut().filter(|_| !line.starts_with("@@")) {
+            if let Some(text) = line.strip_prefix('-') {
+                hunk.removed.push(text.to_string());
+                continue;
+            }
+            if let Some(text) = line.strip_prefix('+') {
+                hunk.added.push(text.to_string());
+                continue;
+            }
+            if line.starts_with('\\') {
+                continue;
+            }
+        }
+        if let Some(old) = line.strip_prefix("--- ") {
+            file.old = path(old, "a/");
+        } else if let Some(new) = line.strip_prefix("+++ ") {
+            file.new = path(new, "b/");
+        } else if let Some(old) = line.strip_prefix("rename from ") {
+            file.old = Some(old.to_string());
+        } else if let Some(new) = line.strip_prefix("rename to ") {
+            file.new = Some(new.to_string());
+        } else if let Some(rest) = line.strip_prefix("@@ -") {
+            let mut parts = rest.split_whitespace();
+            let old = parts.next().and_then(range);
+            let new = parts.next().and_then(|n| range(n.strip_prefix('+')?));
+            if let (Some((old_start, old_count)), Some((new_start, new_count))) = (old, new) {
+                file.hunks.push(Hunk { old_start, old_count, new_start, new_count, ..Hunk::default() });
+            }
+        }
+    }
+    files
+}
+
+/// Why a path holds no production code worth blaming, if it does not: tests and
+/// fixtures, documentation, environment files.
+pub fn not_code(path: &str) -> Option<&'static str> {
+    static SETS: OnceLock<[(GlobSet, &'static str); 2]> = OnceLock::new();
+    let sets = SETS.get_or_init(|| {
+        let tests = globset([
+            "**/test/**",
+            "**/tests/**",
+            "**/__tests__/**",
+            "**/spec/**",
+            "**/testdata/**",
+            "**/fixtures/**",
+            "**/fixture/**",
+            "**/*_test.*",
+            "**/test_*.*",
+            "**/*.test.*",
+            "**/*.spec.*",
+            "**/*_spec.*",
+            "**/conftest.py",
+        ])
+        .expect("test globs are valid");
+        let docs = globset([
+            "**/*.md",
+            "**/*.rst",
+            "**/*.txt",
+            "**/*.adoc",
+            "**/.env",
+            "**/.env.*",
+            "**/LICENSE*",
+            "**/CHANGELOG*",
+            "**/README*",
+            "**/docs/**",
+        ])
+        .expect("doc globs are valid");
+        [(tests, "test"), (docs, "documentation")]
+    });
+    sets.iter().find(|(set, _)| set.is_match(path)).map(|(_, why)| *why)
+}
+
+/// Whether a line carries code: not blank and not only a comment.
+pub fn is_code(path: &str, line: &str) -> bool {
+    let t = line.trim();
+    if t.is_empty() {
+        return false;
+    }
+    const PREPROCESSOR: [&str; 10] =
+        ["include", "define", "if", "ifdef", "ifndef", "else", "elif", "endif", "pragma", "undef"];
+    if let Some(rest) = t.strip_prefix('#') {
+        // `#[attr]`, `#!` and C preprocessor lines are code; other `#` lines are comments.
+        let word = rest.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
+        return rest.starts_with(['[', '!']) || PREPROCESSOR.contains(&word);
+    }
+    if ["//", "/*", "*/", "* "].iter().any(|p| t.starts_with(p)) || t == "*" {
+        return false;
+    }
+    let dashes = [".sql", ".lua", ".hs", ".elm"].iter().any(|e| path.ends_with(e));
+    !(dashes && t.starts_with("--"))
+}
+
+/// Contiguous runs of sorted, deduplicated line numbers: `[3, 4, 5, 9]` → `[(3, 5), (9, 9)]`.
+pub fn runs(lines: &[u32]) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for &n in lines {
+        match out.last_mut() {
+            Some((_, end)) if n == *end + 1 => *end = n,
+            Some((_, end)) if n == *end => {}
+            _ => out.push((n, n)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIFF: &str = "diff --git a/src/a.py b/src/a.py
+index 1..2 100644
+--- a/src/a.py
++++ b/src/a.py
+@@ -4 +4 @@ def f():
+-    return True
++    return doc.owner == user
+@@ -9,0 +10,2 @@ def g():
++    if x is None:
++        return
+diff --git a/old.rs b/new.rs
+similarity index 90%
+rename from old.rs
+rename to new.rs
+--- a/old.rs
++++ b/new.rs
+@@ -2,2 +2 @@
+-let a = 1;
+-let b = 2;
++let a = 2;
+diff --git a/gone.txt b/gone.txt
+deleted file mode 100644
+--- a/gone.txt
++++ /dev/null
+@@ -1 +0,0 @@
+-bye
+\\ No newline at end of file
+";
+
+    #[test]
+    fn zero_context_hunks_give_removed_lines_and_insertion_points() {
+        let files = parse(DIFF);
+        assert_eq!(files.len(), 3);
+        let a = &files[0];
+        assert_eq!((a.old.as_deref(), a.new.as_deref()), (Some("src/a.py"), Some("src/a.py")));
+        assert_eq!((a.hunks[0].old_start, a.hunks[0].old_count, a.hunks[0].removed.len()), (4, 1, 1));
+        assert_eq!((a.hunks[1].old_start, a.hunks[1].old_count, a.hunks[1].added.len()), (9, 0, 2));
+        let moved = &files[1];
+        assert_eq!((moved.old.as_deref(), moved.new.as_deref()), (Some("old.rs"), Some("new.rs")));
+        assert_eq!(moved.hunks[0].removed, vec!["let a = 1;", "let b = 2;"]);
+        assert_eq!((files[2].new.as_deref(), files[2].hunks[0].removed.len()), (None, 1));
+    }
+
+    #[test]
+    fn comments_and_blank_lines_are_not_code() {
+        assert!(is_code("a.py", "    return x"));
+        assert!(!is_code("a.py", "   # why this is here"));
+        assert!(!is_code("a.rs", "  // note"));
+        assert!(!is_code("a.c", " * continued"));
+        assert!(is_code("a.rs", "#[derive(Debug)]"));
+        assert!(is_code("a.c", "#include <stdio.h>"));
+        assert!(!is_code("a.sql", "-- old query"));
+        assert!(is_code("a.py", "x = y -- z"));
+        assert!(!is_code("a.py", "   "));
+    }
+
+    #[test]
+    fn tests_fixtures_and_documents_are_not_code() {
+        assert_eq!(not_code("tests/test_auth.py"), Some("test"));
+        assert_eq!(not_code("pkg/auth_test.go"), Some("test"));
+        assert_eq!(not_code("web/page.test.ts"), Some("test"));
+        assert_eq!(not_code("src/fixtures/user.json"), Some("test"));
+        assert_eq!(not_code("README.md"), Some("documentation"));
+        assert_eq!(not_code(".env"), Some("documentation"));
+        assert_eq!(not_code("src/auth.py"), None);
+        assert_eq!(not_code("src/latest.py"), None, "`test` inside a word is not a test file");
+    }
+
+    #[test]
+    fn runs_group_contiguous_lines() {
+        assert_eq!(runs(&[3, 4, 5, 9, 9, 10]), vec![(3, 5), (9, 10)]);
+        assert!(runs(&[]).is_empty());
+    }
+}

@@ -1,0 +1,359 @@
+//! `gauntlet backtest mine`: a corpus from the repository's own history.
+//!
+//! Fix commits are found by their messages ([`detect`]); for each, SZZ blames what
+//! the fix removed or changed at its parent and names the commit that introduced
+//! the defect ([`szz`]). That commit becomes an escape case (base = its first
+//! parent, head = itself, defects = the blamed lines in its own line numbers); old,
+//! similar-sized commits no fix ever touched become clean cases ([`clean`]). The
+//! cases reference the repository in place ([`write`]).
+//!
+//! Confidence: `A` when a `Fixes:` trailer named the commit, `B` when every blamed
+//! line lands on one commit (or a revert says why), `C` when blame splits over
+//! several commits or the fix only added lines.
+
+pub mod blame;
+pub mod clean;
+pub mod detect;
+pub mod history;
+pub mod hunks;
+mod szz;
+pub mod write;
+
+use detect::{Evidence, Patterns};
+use gauntlet_change::git::Git;
+use gauntlet_change::{ChangeError, Snapshot};
+use gauntlet_review::gate::{self, GateConfig, IgnoreRules};
+use history::{Commit, Window};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+/// Default `--max-changed-lines`: a larger introducing commit is a sweep.
+pub const DEFAULT_MAX_CHANGED_LINES: usize = 800;
+/// Default `--clean-window`: clean cases are at least this many days old.
+pub const DEFAULT_CLEAN_WINDOW_DAYS: u32 = 180;
+
+/// How sure the miner is that a case's head introduced its defects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Confidence {
+    /// A `Fixes:` trailer named the commit.
+    A,
+    /// Every blamed line lands on this one commit, or a revert of it says why.
+    B,
+    /// Blame split over several commits (the most blamed one is kept), or the fix
+    /// only added lines and the lines around them were blamed.
+    C,
+}
+
+impl Confidence {
+    pub fn parse(text: &str) -> Option<Confidence> {
+        match text.trim() {
+            "A" | "a" => Some(Confidence::A),
+            "B" | "b" => Some(Confidence::B),
+            "C" | "c" => Some(Confidence::C),
+            _ => None,
+        }
+    }
+}
+
+/// What to mine and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub window: Window,
+    pub max_changed_lines: usize,
+    /// Clean cases per escape.
+    pub clean_ratio: f64,
+    pub clean_window_days: u32,
+    pub seed: u64,
+    /// Confidences kept (the default output keeps A and B).
+    pub keep: Vec<Confidence>,
+    pub patterns: Patterns,
+    pub gate: GateConfig,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            window: Window::All,
+            max_changed_lines: DEFAULT_MAX_CHANGED_LINES,
+            clean_ratio: 1.0,
+            clean_window_days: DEFAULT_CLEAN_WINDOW_DAYS,
+            seed: 0,
+            keep: vec![Confidence::A, Confidence::B],
+            patterns: Patterns::defaults(),
+            gate: GateConfig::default(),
+        }
+    }
+}
+
+/// Why mining stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum MineError {
+    #[error(transparent)]
+    Git(#[from] ChangeError),
+    #[error("[gate] settings: {0}")]
+    Gate(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+/// A fix that named or blamed a case's head.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FixRef {
+    pub sha: String,
+    pub subject: String,
+    pub body: String,
+}
+
+/// An escape case: the commit that introduced defects a later fix repaired.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Escape {
+    pub head: String,
+    pub base: String,
+    pub subject: String,
+    pub confidence: Confidence,
+    /// (path, first line, last line) at head, one per contiguous run.
+    pub defects: Vec<(String, u32, u32)>,
+    pub fixes: Vec<FixRef>,
+    /// Changed lines of code (how clean cases are matched in size).
+    pub size: usize,
+}
+
+/// A clean case: an old commit no fix touched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clean {
+    pub head: String,
+    pub base: String,
+    pub subject: String,
+    pub size: usize,
+}
+
+/// What was mined, for the terminal and as JSON.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// The commit id of HEAD when mined.
+    pub mined_at: String,
+    pub commits: usize,
+    pub fixes_seen: usize,
+    /// Escape cases kept, per confidence.
+    pub kept: BTreeMap<String, usize>,
+    pub clean: usize,
+    /// Clean cases the ratio asked for.
+    pub clean_wanted: usize,
+    /// Fixes (or wanted clean cases) left out, per reason.
+    pub skipped: BTreeMap<String, usize>,
+    /// What git said when it could not diff or blame a fix (`sha: message`); such
+    /// fixes are also counted in `skipped`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+}
+
+/// The mined corpus, before it is written.
+#[derive(Clone, Debug, Default)]
+pub struct Mined {
+    pub escapes: Vec<Escape>,
+    pub cleans: Vec<Clean>,
+    pub summary: Summary,
+}
+
+/// The state one mining run shares: the repository, the options, and commits read
+/// so far (introducing commits may lie before the window).
+pub(crate) struct Miner<'a> {
+    pub git: &'a Git,
+    pub options: &'a Options,
+    pub rules: IgnoreRules,
+    pub ignore_revs: Option<&'a Path>,
+    known: RefCell<HashMap<String, Commit>>,
+}
+
+impl Miner<'_> {
+    /// A commit, read once.
+    pub(crate) fn commit(&self, sha: &str) -> Result<Commit, ChangeError> {
+        if let Some(c) = self.known.borrow().get(sha) {
+            return Ok(c.clone());
+        }
+        let read = history::read(self.git, sha, &Window::Last(1))?;
+        let commit = read.into_iter().next().ok_or_else(|| ChangeError::BadRevision { rev: sha.to_string() })?;
+        self.known.borrow_mut().insert(sha.to_string(), commit.clone());
+        Ok(commit)
+    }
+
+    /// Changed lines of code: files the gate would review that are not tests or documents.
+    pub(crate) fn size(&self, commit: &Commit) -> usize {
+        let code = |p: &str| hunks::not_code(p).is_none() && self.rules.reason(p, None).is_none();
+        commit.files.iter().filter(|(p, ..)| code(p)).map(|(_, a, r)| a + r).sum()
+    }
+}
+
+/// Mine the history reachable from HEAD.
+pub fn mine(git: &Git, options: &Options) -> Result<Mined, MineError> {
+    let head = git.resolve("HEAD")?;
+    let snapshot = Snapshot::Commit(head.clone());
+    let attributes = git.read(&snapshot, ".gitattributes")?.map(|b| String::from_utf8_lossy(&b).into_owned());
+    let rules = IgnoreRules::new(&gate::generated_globs(attributes.as_deref().unwrap_or("")), &options.gate)
+        .map_err(MineError::Gate)?;
+    let ignore_file = ignore_revs(git, &snapshot)?;
+    let commits = history::read(git, &head, &options.window)?;
+    let miner = Miner {
+        git,
+        options,
+        rules,
+        ignore_revs: ignore_file.as_ref().map(|f| f.path()),
+        known: RefCell::new(commits.iter().map(|c| (c.id.clone(), c.clone())).collect()),
+    };
+    let mut summary = Summary { mined_at: head, commits: commits.len(), ..Summary::default() };
+    let found = fixes(&miner, &commits, &mut summary)?;
+    let mut escapes = escapes(&miner, found.cases, &mut summary)?;
+    escapes.sort_by(|a, b| a.head.cmp(&b.head));
+    for e in &escapes {
+        *summary.kept.entry(format!("{:?}", e.confidence)).or_default() += 1;
+    }
+    let newest = commits.iter().map(|c| c.time).max().unwrap_or(0);
+    let pool = clean::Pool { miner: &miner, commits: &commits, fixes: &found.fixes, blamed: &found.blamed, newest };
+    let cleans = clean::sample(&pool, &escapes, &mut summary)?;
+    Ok(Mined { escapes, cleans, summary })
+}
+
+/// An introducing commit's case being gathered: confidence, lines, fixes.
+type Gathered = (Confidence, BTreeSet<(String, u32)>, Vec<FixRef>);
+
+/// What the fixes of the window gave.
+struct Fixes {
+    /// Introducing commit → (its confidence, lines, fixes), kept ones only.
+    cases: BTreeMap<String, Gathered>,
+    /// Every commit detected as a fix.
+    fixes: BTreeSet<String>,
+    /// Every commit a fix's blame landed on.
+    blamed: BTreeSet<String>,
+}
+
+fn skip(summary: &mut Summary, reason: impl Into<String>) {
+    *summary.skipped.entry(reason.into()).or_default() += 1;
+}
+
+fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result<Fixes, MineError> {
+    let automated = regex::RegexSet::new(&miner.options.gate.automated_subjects)
+        .map_err(|e| MineError::Gate(format!("automated_subjects: {e}")))?;
+    let evidence: Vec<Evidence> =
+        commits.iter().map(|c| detect::classify(&c.message, &miner.options.patterns)).collect();
+    let is_fix: BTreeSet<String> =
+        commits.iter().zip(&evidence).filter(|(_, e)| **e != Evidence::None).map(|(c, _)| c.id.clone()).collect();
+    let mut out = Fixes { cases: BTreeMap::new(), fixes: is_fix.clone(), blamed: BTreeSet::new() };
+    // Oldest first, so a case's fixes are listed in the order they landed.
+    for (commit, evidence) in commits.iter().zip(&evidence).rev() {
+        if *evidence == Evidence::None {
+            continue;
+        }
+        summary.fixes_seen += 1;
+        if *evidence == Evidence::BareRevert {
+            skip(summary, "a revert that does not say why (not proof of a bug)");
+            continue;
+        }
+        if automated.is_match(commit.subject()) {
+            skip(summary, "an automated commit (dependency bump)");
+            continue;
+        }
+        let Some(parent) = commit.parents.first() else {
+            skip(summary, "the fix is the first commit");
+            continue;
+        };
+        if commit.is_merge() && merged_fixes(miner.git, commit, &is_fix)? {
+            skip(summary, "a merge whose own commits are mined one by one");
+            continue;
+        }
+        let outcome = match miner.szz(&commit.id, parent, evidence) {
+            Ok(outcome) => outcome,
+            // One fix git cannot read (a submodule, a path it refuses) does not stop the run.
+            Err(e) => {
+                skip(summary, "git could not diff or blame the fix (see `errors`)");
+                summary.errors.push(format!("{}: {e}", commit.short()));
+                continue;
+            }
+        };
+        out.blamed.extend(outcome.blamed);
+        match outcome.found {
+            Some(Err(reason)) => skip(summary, reason),
+            Some(Ok(found)) if !miner.options.keep.contains(&found.confidence) => {
+                skip(summary, format!("confidence {:?}, not kept (see --confidence)", found.confidence));
+            }
+            Some(Ok(found)) => {
+                let fix =
+                    FixRef { sha: commit.id.clone(), subject: commit.subject().into(), body: body(&commit.message) };
+                let entry =
+                    out.cases.entry(found.introducer).or_insert((found.confidence, BTreeSet::new(), Vec::new()));
+                entry.0 = entry.0.min(found.confidence);
+                entry.1.extend(found.lines);
+                entry.2.push(fix);
+            }
+            None => {}
+        }
+    }
+    Ok(out)
+}
+
+fn body(message: &str) -> String {
+    message.split_once("\n\n").map(|(_, b)| b.trim().to_string()).unwrap_or_default()
+}
+
+/// Whether a merge brought in commits that are fixes themselves (then those are
+/// mined, not the merge).
+fn merged_fixes(git: &Git, merge: &Commit, is_fix: &BTreeSet<String>) -> Result<bool, ChangeError> {
+    let range = format!("{}..{}", merge.parents[0], merge.id);
+    let out = git.run(&["rev-list", "--no-merges", &range])?;
+    Ok(String::from_utf8_lossy(&out).lines().any(|id| is_fix.contains(id.trim())))
+}
+
+fn escapes(
+    miner: &Miner<'_>,
+    cases: BTreeMap<String, Gathered>,
+    summary: &mut Summary,
+) -> Result<Vec<Escape>, MineError> {
+    let mut out = Vec::new();
+    for (head, (confidence, lines, fixes)) in cases {
+        let commit = miner.commit(&head)?;
+        let Some(base) = commit.parents.first().cloned() else {
+            skip(summary, "the introducing commit is the first commit, which has no parent to compare");
+            continue;
+        };
+        let mut per_path: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+        for (path, line) in &lines {
+            per_path.entry(path).or_default().push(*line);
+        }
+        let defects = per_path
+            .into_iter()
+            .flat_map(|(path, lines)| hunks::runs(&lines).into_iter().map(move |(a, b)| (path.to_string(), a, b)))
+            .collect();
+        let size = miner.size(&commit);
+        out.push(Escape { head, base, subject: commit.subject().into(), confidence, defects, fixes, size });
+    }
+    Ok(out)
+}
+
+/// `.git-blame-ignore-revs` at HEAD, with only the ids that resolve (blame stops at
+/// an unknown one), written to a temporary file.
+fn ignore_revs(git: &Git, head: &Snapshot) -> Result<Option<tempfile::NamedTempFile>, MineError> {
+    let Some(bytes) = git.read(head, ".git-blame-ignore-revs")? else { return Ok(None) };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut ids = Vec::new();
+    for line in text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).filter(|l| !l.is_empty()) {
+        if let Some(sha) = git.try_resolve(line)? {
+            ids.push(sha);
+        }
+    }
+    let mut file = tempfile::NamedTempFile::new().map_err(|e| MineError::Io(e.to_string()))?;
+    std::io::Write::write_all(&mut file, (ids.join("\n") + "\n").as_bytes())
+        .map_err(|e| MineError::Io(e.to_string()))?;
+    Ok(Some(file))
+}
+
+/// Whether `a` is an ancestor of `b`.
+pub(crate) fn is_ancestor(git: &Git, a: &str, b: &str) -> Result<bool, ChangeError> {
+    let status = std::process::Command::new("git")
+        .arg("-C")
+        .arg(git.root())
+        .args(["merge-base", "--is-ancestor", a, b])
+        .status()
+        .map_err(|e| ChangeError::Spawn(e.to_string()))?;
+    Ok(status.success())
+}
