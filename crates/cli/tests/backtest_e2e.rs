@@ -67,7 +67,7 @@ async fn backtest_of_the_sample_corpus_scores_both_sides() {
     assert_eq!(report["comparison"]["recall_change"], 0.0);
     // Candidate recall counts what finders proposed before validation; the
     // baseline validates nothing, so its candidates are what it published.
-    assert_eq!((g["candidates_caught"].as_u64(), g["candidate_recall"].as_f64()), (Some(1), Some(1.0 / 6.0)));
+    assert_eq!((g["candidates_caught"].as_u64(), g["candidate_recall"].as_f64()), (Some(1), Some(1.0 / 12.0)));
     assert_eq!(b["candidate_recall"], b["recall"]);
     let case = report["cases"].as_array().unwrap().iter().find(|c| c["name"] == "py-sync-cursor-reset").unwrap();
     assert_eq!(case["gauntlet"]["candidates_caught"], 1);
