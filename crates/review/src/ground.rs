@@ -212,11 +212,12 @@ pub fn citations(evidence: &str) -> Vec<Location> {
 fn citation(word: &str) -> Option<Location> {
     let token =
         word.trim().trim_matches(|c: char| matches!(c, '`' | '(' | ')' | '[' | ']' | '"' | '\'' | ',' | ';' | '.'));
-    let token = token.trim_end_matches(':');
+    // Models often write a range with an en or em dash.
+    let token = token.trim_end_matches(':').replace(['–', '—'], "-");
     if token.contains("://") || token.contains(char::is_whitespace) {
         return None;
     }
-    Location::parse(token).filter(|loc| loc.path.chars().any(char::is_alphabetic))
+    Location::parse(&token).filter(|loc| loc.path.chars().any(char::is_alphabetic))
 }
 
 /// Text echoed in a one-line reason: whitespace-normalised, at most ECHO_MAX chars.

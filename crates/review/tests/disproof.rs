@@ -159,4 +159,6 @@ fn code_inside_quotes_and_prose_that_only_looks_like_a_location_are_not_citation
     let cited = citations("api.py:4 `ratio = a:3` at 12:30 (see https://x.test:8080) and `db.py:16`.");
     let cited: Vec<String> = cited.iter().map(ToString::to_string).collect();
     assert_eq!(cited, ["api.py:4", "db.py:16"]);
+    let dashed: Vec<String> = citations("db.py:15–17 `if user_id is None:`").iter().map(ToString::to_string).collect();
+    assert_eq!(dashed, ["db.py:15-17"], "a range written with an en dash is still a range");
 }
