@@ -13,6 +13,7 @@ use gauntlet_model::{Provider, Request, Schema, Tier, Turn, Usage};
 use gauntlet_review::contract::findings_schema;
 use gauntlet_review::cost::Prices;
 use gauntlet_review::fence::Fence;
+use gauntlet_review::intent::Intent;
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;
@@ -38,11 +39,16 @@ pub struct BaselineRun {
     pub error: Option<String>,
 }
 
-/// The request: the change as the pipeline's sessions see it, then the naive ask.
-pub fn request(change: &Change, fence: &Fence, tier: Tier) -> Request {
+/// The request: the change as the pipeline's sessions see it, then the naive ask,
+/// with the author's stated intent when the pipeline's finders had it too.
+pub fn request(change: &Change, fence: &Fence, tier: Tier, intent: Option<&Intent>) -> Request {
+    let mut ask = PROMPT.to_string();
+    if let Some(intent) = intent {
+        ask.push_str(&gauntlet_review::prompt::intent(intent, fence));
+    }
     Request {
         shared: vec![gauntlet_review::prompt::change_listing(change, fence)].into(),
-        turns: vec![Turn::user(PROMPT)],
+        turns: vec![Turn::user(ask)],
         schema: Some(Schema { name: "report_findings".into(), json: findings_schema(MAX_FINDINGS) }),
         tools: Vec::new(),
         max_tokens: 8_000,
@@ -58,12 +64,16 @@ pub fn request(change: &Change, fence: &Fence, tier: Tier) -> Request {
 pub async fn run(
     change: &Change,
     fence: &Fence,
+    intent: Option<&Intent>,
     provider: &Arc<dyn Provider>,
     tier: Tier,
     prices: &Prices,
 ) -> Result<BaselineRun, String> {
     let started = Instant::now();
-    let resp = provider.complete(&request(change, fence, tier)).await.map_err(|e| format!("model call failed: {e}"))?;
+    let resp = provider
+        .complete(&request(change, fence, tier, intent))
+        .await
+        .map_err(|e| format!("model call failed: {e}"))?;
     let wall_ms = started.elapsed().as_millis() as u64;
     let cost = prices.get(provider.name(), provider.model()).map(|p| p.cost(&resp.usage));
     let (published, error) = match read_findings(&resp.json) {

@@ -3,7 +3,7 @@
 //! what was published without matching anything known.
 
 use crate::report::{Backtest, CaseResult, Side};
-use crate::score::{Spend, Totals};
+use crate::score::Spend;
 use std::fmt::Write;
 
 /// Render the report.
@@ -60,10 +60,12 @@ fn spend(s: &Spend) -> String {
     format!("{tokens} tok, {}, {}", cost(s.cost), secs(s.wall_ms))
 }
 
-fn side_rows(t: &Totals, s: &Spend) -> [String; 7] {
+fn side_rows(side: &Side) -> [String; 8] {
+    let (t, s) = (&side.totals, &side.spend);
     [
         format!("{} ({}/{})", pct(t.precision), t.true_positives, t.published),
         format!("{} ({}/{})", pct(t.recall), t.caught, t.defects),
+        format!("{} ({}/{})", pct(side.candidate_recall), side.candidates_caught, t.defects),
         format!("{} ({} per case)", t.false_positives, t.fp_per_case.map_or("–".into(), |v| format!("{v:.2}"))),
         format!("{}/{}", t.silent_clean, t.clean_cases),
         s.tokens.to_string(),
@@ -72,11 +74,19 @@ fn side_rows(t: &Totals, s: &Spend) -> [String; 7] {
     ]
 }
 
-const METRICS: [&str; 7] =
-    ["precision", "recall", "false positives", "silent clean cases", "tokens", "cost", "wall time (summed)"];
+const METRICS: [&str; 8] = [
+    "precision",
+    "recall",
+    "candidate recall (before validation)",
+    "false positives",
+    "silent clean cases",
+    "tokens",
+    "cost",
+    "wall time (summed)",
+];
 
 fn headline(out: &mut String, b: &Backtest) {
-    let g = side_rows(&b.gauntlet.totals, &b.gauntlet.spend);
+    let g = side_rows(&b.gauntlet);
     let f = b.funnel;
     let _ = writeln!(out, "\n## Totals\n");
     let _ = writeln!(
@@ -85,11 +95,13 @@ fn headline(out: &mut String, b: &Backtest) {
         f.candidates, f.grounded, f.survived, f.published
     );
     match (&b.baseline, &b.comparison) {
-        (Some(Side { totals, spend }), Some(c)) => {
-            let base = side_rows(totals, spend);
+        (Some(base), Some(c)) => {
+            let candidate_change = b.gauntlet.candidate_recall.zip(base.candidate_recall).map(|(g, b)| g - b);
+            let base = side_rows(base);
             let change = [
                 points(c.precision_change),
                 points(c.recall_change),
+                points(candidate_change),
                 c.fp_reduction.map_or("–".into(), |r| {
                     if r >= 0.0 { format!("{:.0}% fewer", r * 100.0) } else { format!("{:.0}% more", -r * 100.0) }
                 }),

@@ -66,6 +66,10 @@ pub struct PipelineResult {
     /// The same verdicts adjudicated at each threshold of the sweep.
     #[serde(default)]
     pub sweep: Vec<crate::sweep::CaseSweep>,
+    /// Known defects at which some finder proposed a candidate, before grounding
+    /// and validation (what validation could at best have kept).
+    #[serde(default)]
+    pub candidates_caught: usize,
 }
 
 /// What the single-pass baseline did on a case.
@@ -83,6 +87,11 @@ pub struct BaselineResult {
 pub struct Side {
     #[serde(flatten)]
     pub totals: Totals,
+    /// Known defects matched by some candidate before validation; for the
+    /// baseline, which validates nothing, its findings are its candidates.
+    pub candidates_caught: usize,
+    /// `candidates_caught / defects`; `null` when the corpus has no escape.
+    pub candidate_recall: Option<f64>,
     pub spend: Spend,
 }
 
@@ -135,6 +144,7 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
     let mut funnel = Funnel::default();
     for (_, g) in &pipeline {
         gauntlet.spend.add(&g.spend);
+        gauntlet.candidates_caught += g.candidates_caught;
         funnel.candidates += g.funnel.candidates;
         funnel.grounded += g.funnel.grounded;
         funnel.survived += g.funnel.survived;
@@ -150,12 +160,15 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
         let runs: Vec<(Kind, &BaselineResult)> =
             scored.iter().filter_map(|c| c.baseline.as_ref().map(|b| (c.kind, b))).collect();
         let mut side = Side { totals: totals(runs.iter().map(|(k, b)| (*k, &b.score))), ..Side::default() };
+        side.candidates_caught = side.totals.caught;
+        side.candidate_recall = side.totals.recall;
         side.spend.cost = Some(0.0);
         for (_, b) in &runs {
             side.spend.add(&b.spend);
         }
         side
     });
+    gauntlet.candidate_recall = crate::score::ratio(gauntlet.candidates_caught, gauntlet.totals.defects);
     let comparison = baseline.as_ref().map(|b| compare(&gauntlet.totals, &b.totals));
     let threshold_sweep = crate::sweep::totals(
         scored.iter().filter_map(|c| c.gauntlet.as_ref().map(|g| (c.kind, g.score.defects, g.sweep.as_slice()))),

@@ -137,11 +137,13 @@ fn review_case(
     let head = RepoHead::new(git, &change)?;
     let prepared = reviewers(git, &change, &head, setup)?;
     let selected = prepared.reviewers;
+    let intent = head_intent(git, &change);
     let fence = match &setup.fence {
         Some(boundary) => Fence::fixed(boundary),
         None => {
             let mut untrusted = gauntlet_review::prompt::untrusted_texts(&change, &guidance);
             untrusted.extend(context::untrusted_texts(&selected));
+            untrusted.extend(intent.iter().map(|i| i.text.as_str()));
             Fence::new(&mut rand::rng(), untrusted)
         }
     };
@@ -150,7 +152,7 @@ fn review_case(
         None => setup.models.clone(),
     };
     let rules_version = rules::version(&selected.iter().collect::<Vec<_>>());
-    let input = Input { change: &change, reviewers: selected, guidance, head: &head, rules_version, fence };
+    let input = Input { change: &change, reviewers: selected, guidance, head: &head, rules_version, fence, intent };
     let mut options = setup.options.clone();
     options.deep = setup.deep.as_ref().and_then(|rule| rule(&change, changed_lines));
     let mut review = runtime.block_on(pipeline::run(&input, &models, &options));
@@ -169,11 +171,20 @@ fn review_case(
         let tier = options.route(Tier::Standard);
         let provider = models.get(tier);
         let run = runtime
-            .block_on(baseline::run(&change, &input.fence, provider, tier, &options.prices))
+            .block_on(baseline::run(&change, &input.fence, input.intent.as_ref(), provider, tier, &options.prices))
             .map_err(CaseError::Baseline)?;
         result.baseline = Some(score_baseline(case, run, setup.tolerance));
     }
     Ok(())
+}
+
+/// What the case's author said the change does: its head commit's own message,
+/// masked. Never the case's `description` or its defects: those are the answer key.
+fn head_intent(git: &Git, change: &Change) -> Option<gauntlet_review::intent::Intent> {
+    let commit = git.commit_info(&change.head).ok()?;
+    let message = format!("{}\n\n{}", commit.subject, commit.body);
+    let masker = gauntlet_review::secrets::Masker::new(&[]).ok();
+    gauntlet_review::intent::Intent::commits(&[message], masker.as_ref())
 }
 
 /// The reviewers that run on the change, with the context they ask for, as
@@ -239,6 +250,7 @@ fn score_pipeline(case: &Case, review: &Review, tolerance: u32) -> PipelineResul
         .map(|p| Reported { reviewer: p.reviewer.clone(), location: p.location.clone(), claim: p.claim.clone() })
         .collect();
     let score = score_case(&case.defects, &case.also_real, &published, tolerance);
+    let candidates_caught = score_case(&case.defects, &[], &candidates(review), tolerance).caught;
     let mut noise = BTreeMap::new();
     tally_reviewers(&mut noise, review, &score.true_positives_by_reviewer);
     PipelineResult {
@@ -249,7 +261,18 @@ fn score_pipeline(case: &Case, review: &Review, tolerance: u32) -> PipelineResul
         sweep: crate::sweep::of_case(case, review, tolerance),
         findings: published,
         score,
+        candidates_caught,
     }
+}
+
+/// Every candidate the finders proposed, wherever it ended: published, unverified
+/// or dropped for any reason (ungrounded, disproved, below the threshold, a duplicate).
+fn candidates(review: &Review) -> Vec<Reported> {
+    let kept = review.published.iter().chain(&review.unverified).map(|p| (&p.reviewer, p.location.clone(), &p.claim));
+    let dropped = review.dropped.iter().map(|d| (&d.reviewer, d.location.clone(), &d.claim));
+    kept.chain(dropped)
+        .map(|(reviewer, location, claim)| Reported { reviewer: reviewer.clone(), location, claim: claim.clone() })
+        .collect()
 }
 
 fn score_baseline(case: &Case, run: baseline::BaselineRun, tolerance: u32) -> BaselineResult {

@@ -81,6 +81,22 @@ impl Git {
         }
     }
 
+    /// The whole messages (subject and body) of the commits in `base..head`, newest
+    /// first, merges left out: what the commits say the change does. Empty when
+    /// git cannot tell.
+    pub fn commit_messages(&self, base: &str, head: &str) -> Vec<String> {
+        let range = format!("{base}..{head}");
+        match self.run(&["log", "--format=%B%x1e", "--no-merges", &range, "--"]) {
+            Ok(out) => String::from_utf8_lossy(&out)
+                .split('\x1e')
+                .map(str::trim)
+                .filter(|m| !m.is_empty())
+                .map(str::to_string)
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
     /// Committer time of `rev`, seconds since the epoch.
     pub fn commit_time(&self, rev: &str) -> Result<i64, ChangeError> {
         if let Some(time) = self.store().and_then(|s| s.commit_time(rev)) {

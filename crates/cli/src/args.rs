@@ -164,9 +164,12 @@ pub struct ReviewArgs {
     /// Author of the pull request (the gate skips bots).
     #[arg(long, value_name = "LOGIN")]
     pub pr_author: Option<String>,
-    /// Title of the pull request.
+    /// Title of the pull request (finders read it as what the author says the change does).
     #[arg(long, value_name = "TITLE")]
     pub pr_title: Option<String>,
+    /// Description of the pull request (finders read it as what the author says the change does).
+    #[arg(long, value_name = "TEXT")]
+    pub pr_body: Option<String>,
     /// Stop scheduling model calls after N calls.
     #[arg(long, value_name = "N")]
     pub max_calls: Option<u32>,

@@ -15,13 +15,25 @@ pub struct Facts {
 }
 
 pub fn gather(git: &Git, change: &Change, args: &ReviewArgs, env: &Env) -> Result<Facts> {
-    let flags = pr::PrFlags { draft: args.pr_draft, author: args.pr_author.clone(), title: args.pr_title.clone() };
+    let flags = pr::PrFlags {
+        draft: args.pr_draft,
+        author: args.pr_author.clone(),
+        title: args.pr_title.clone(),
+        body: args.pr_body.clone(),
+    };
     let attributes = git.read(&change.snapshot, ".gitattributes")?.map(|b| String::from_utf8_lossy(&b).into_owned());
     Ok(Facts {
         pr: pr::resolve(&flags, env),
         subjects: git.commit_subjects(&change.base, &change.head),
         generated: gate::generated_globs(attributes.as_deref().unwrap_or("")),
     })
+}
+
+impl Facts {
+    /// What the pull request says about itself (flags over the CI event).
+    pub fn pr(&self) -> &PrMeta {
+        &self.pr
+    }
 }
 
 fn config_error(e: String) -> anyhow::Error {

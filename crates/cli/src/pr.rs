@@ -3,12 +3,13 @@
 use gauntlet_review::gate::PrMeta;
 use serde_json::Value;
 
-/// What the flags said (`--pr-draft`, `--pr-author`, `--pr-title`).
+/// What the flags said (`--pr-draft`, `--pr-author`, `--pr-title`, `--pr-body`).
 #[derive(Debug, Default)]
 pub struct PrFlags {
     pub draft: bool,
     pub author: Option<String>,
     pub title: Option<String>,
+    pub body: Option<String>,
 }
 
 /// PR metadata from the CI environment: GitHub's event file, GitLab's and Azure
@@ -22,13 +23,15 @@ pub fn from_ci(env: &crate::settings::Env) -> Option<PrMeta> {
             closed: pr["state"].as_str() == Some("closed"),
             author: pr["user"]["login"].as_str().map(str::to_string),
             title: pr["title"].as_str().map(str::to_string),
+            body: pr["body"].as_str().map(str::to_string),
         });
     }
     if env("CI_MERGE_REQUEST_IID").is_some() {
         let title = env("CI_MERGE_REQUEST_TITLE");
         let draft = env("CI_MERGE_REQUEST_DRAFT").as_deref() == Some("true")
             || title.as_deref().is_some_and(|t| t.starts_with("Draft:") || t.starts_with("[Draft]"));
-        return Some(PrMeta { draft, closed: false, author: env("GITLAB_USER_LOGIN"), title });
+        let body = env("CI_MERGE_REQUEST_DESCRIPTION");
+        return Some(PrMeta { draft, closed: false, author: env("GITLAB_USER_LOGIN"), title, body });
     }
     if env("SYSTEM_PULLREQUEST_PULLREQUESTID").is_some() {
         return Some(PrMeta {
@@ -36,6 +39,7 @@ pub fn from_ci(env: &crate::settings::Env) -> Option<PrMeta> {
             closed: false,
             author: env("BUILD_REQUESTEDFOR"),
             title: None,
+            body: None,
         });
     }
     None
@@ -51,6 +55,9 @@ pub fn resolve(flags: &PrFlags, env: &crate::settings::Env) -> PrMeta {
     if flags.title.is_some() {
         meta.title = flags.title.clone();
     }
+    if flags.body.is_some() {
+        meta.body = flags.body.clone();
+    }
     meta
 }
 
@@ -64,7 +71,7 @@ mod tests {
         let path = dir.path().join("event.json");
         std::fs::write(
             &path,
-            r#"{"pull_request":{"draft":true,"state":"open","title":"Add login","user":{"login":"dependabot[bot]"}}}"#,
+            r#"{"pull_request":{"draft":true,"state":"open","title":"Add login","body":"Adds a form.","user":{"login":"dependabot[bot]"}}}"#,
         )
         .unwrap();
         let p = path.to_str().unwrap().to_string();
@@ -72,6 +79,19 @@ mod tests {
         let meta = from_ci(&env).unwrap();
         assert!(meta.draft && !meta.closed);
         assert_eq!(meta.author.as_deref(), Some("dependabot[bot]"));
+        assert_eq!((meta.title.as_deref(), meta.body.as_deref()), (Some("Add login"), Some("Adds a form.")));
+    }
+
+    #[test]
+    fn gitlab_gives_the_merge_requests_description_and_a_flag_overrides_it() {
+        let env = |k: &str| match k {
+            "CI_MERGE_REQUEST_IID" => Some("7".to_string()),
+            "CI_MERGE_REQUEST_DESCRIPTION" => Some("Caches reads.".to_string()),
+            _ => None,
+        };
+        assert_eq!(from_ci(&env).unwrap().body.as_deref(), Some("Caches reads."));
+        let flags = PrFlags { body: Some("Ours.".into()), ..PrFlags::default() };
+        assert_eq!(resolve(&flags, &env).body.as_deref(), Some("Ours."));
     }
 
     #[test]

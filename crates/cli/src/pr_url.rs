@@ -35,6 +35,7 @@ pub struct PrInfo {
     pub draft: bool,
     pub author: Option<String>,
     pub title: Option<String>,
+    pub body: Option<String>,
 }
 
 const FORMS: &str = "https://github.com/OWNER/REPO/pull/N, https://GITLAB/GROUP/PROJECT/-/merge_requests/N \
@@ -74,7 +75,8 @@ pub fn parse(url: &str) -> Result<PrUrl> {
 }
 
 /// `args` with `--base`/`--head` set to the pull request's commits (fetched if
-/// missing) and its draft state, author and title given to the gate.
+/// missing), its draft state, author and title given to the gate, and its title and
+/// description given to finders as the author's stated intent.
 pub fn apply(git: &Git, args: &ReviewArgs, env: &Env) -> Result<ReviewArgs> {
     let Some(url) = &args.pr else { return Ok(args.clone()) };
     let pr = parse(url)?;
@@ -94,6 +96,7 @@ pub fn apply(git: &Git, args: &ReviewArgs, env: &Env) -> Result<ReviewArgs> {
     out.pr_draft |= info.draft;
     out.pr_author = args.pr_author.clone().or(info.author);
     out.pr_title = args.pr_title.clone().or(info.title);
+    out.pr_body = args.pr_body.clone().or(info.body);
     Ok(out)
 }
 
@@ -140,6 +143,7 @@ fn info(pr: &PrUrl, v: &Value) -> Option<PrInfo> {
             draft: v["draft"] == true,
             author: s("/user/login"),
             title: s("/title"),
+            body: s("/body"),
         },
         Host::GitLab => PrInfo {
             base: s("/diff_refs/base_sha")?,
@@ -148,6 +152,7 @@ fn info(pr: &PrUrl, v: &Value) -> Option<PrInfo> {
             draft: v["draft"] == true || v["work_in_progress"] == true,
             author: s("/author/username"),
             title: s("/title"),
+            body: s("/description"),
         },
         Host::Azure => PrInfo {
             base: s("/lastMergeTargetCommit/commitId")?,
@@ -156,6 +161,7 @@ fn info(pr: &PrUrl, v: &Value) -> Option<PrInfo> {
             draft: v["isDraft"] == true,
             author: s("/createdBy/uniqueName"),
             title: s("/title"),
+            body: s("/description"),
         },
     })
 }

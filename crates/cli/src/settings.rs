@@ -147,8 +147,11 @@ pub struct ReviewSection {
     pub format: Option<String>,
     /// Context window of the smallest model in use; larger changes are split into parts.
     pub context_tokens: Option<usize>,
-    /// Let reviewers read more code through tools too (providers with tools only).
+    /// Let reviewers read more code through tools too (providers with tools only; on
+    /// unless set to false).
     pub reviewer_tools: Option<bool>,
+    /// Turns of tool calls a reviewer session may make (default 3).
+    pub reviewer_max_steps: Option<u32>,
 }
 
 /// `[secrets]`: mask secrets before any text reaches a provider (on unless

@@ -65,6 +65,12 @@ async fn backtest_of_the_sample_corpus_scores_both_sides() {
     assert_eq!(b["false_positives"], 23);
     assert_eq!(report["comparison"]["fp_reduction"], 1.0, "no false positive against twenty-three");
     assert_eq!(report["comparison"]["recall_change"], 0.0);
+    // Candidate recall counts what finders proposed before validation; the
+    // baseline validates nothing, so its candidates are what it published.
+    assert_eq!((g["candidates_caught"].as_u64(), g["candidate_recall"].as_f64()), (Some(1), Some(1.0 / 12.0)));
+    assert_eq!(b["candidate_recall"], b["recall"]);
+    let case = report["cases"].as_array().unwrap().iter().find(|c| c["name"] == "py-sync-cursor-reset").unwrap();
+    assert_eq!(case["gauntlet"]["candidates_caught"], 1);
     assert!(stderr.contains("py-sync-cursor-reset: 1 published, 1/1 known defect(s) caught"), "{stderr}");
     // Reviewers get the context they ask for, as in `gauntlet review`: the contract
     // reviewer runs with the consumers of the shapes a change touches.
@@ -133,4 +139,38 @@ async fn a_recorded_backtest_replays_to_the_same_scores_without_a_model() {
     let (code, _, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &replay).await;
     assert_ne!(code, 0);
     assert!(stderr.contains("--record DIR"), "{stderr}");
+}
+
+/// Every string of a request body, joined: what the model reads.
+fn strings(body: &Value) -> String {
+    match body {
+        Value::String(s) => format!("{s}\n"),
+        Value::Array(a) => a.iter().map(strings).collect(),
+        Value::Object(o) => o.values().map(strings).collect(),
+        _ => String::new(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_request_of_a_backtest_holds_the_answer_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, fake) = Fake::start(Wire::Anthropic, scripts()).await;
+    let args = ["backtest", &corpus(), "--baseline", "--jobs", "2", "--format", "json"];
+    let (code, _, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
+    assert_eq!(code, 0, "{stderr}");
+    let cases = gauntlet_backtest::corpus::load(std::path::Path::new(&corpus())).unwrap();
+    let key: Vec<&str> = cases
+        .iter()
+        .flat_map(|c| std::iter::once(c.description.as_str()).chain(c.defects.iter().map(|d| d.description.as_str())))
+        .filter(|t| !t.trim().is_empty())
+        .collect();
+    assert!(key.len() >= cases.len(), "every case has a description");
+    let seen = fake.seen();
+    assert!(seen.iter().any(|s| strings(&s.body).contains("What the author says this change does")));
+    for s in &seen {
+        let text = strings(&s.body);
+        for answer in &key {
+            assert!(!text.contains(answer), "a {} request holds the answer key: {answer}", s.step);
+        }
+    }
 }

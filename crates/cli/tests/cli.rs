@@ -104,6 +104,8 @@ fn reviewers_lists_what_would_run_and_why() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("correctness") && out.contains("runs: src/a.rs matches"), "{out}");
     assert!(out.contains("tests") && out.contains("no changed file matches"), "{out}");
+    let broad = out.lines().find(|l| l.contains("broad")).unwrap_or_else(|| panic!("no broad reviewer in:\n{out}"));
+    assert!(broad.contains("runs"), "the broad reviewer runs on every change by default: {broad}");
 }
 
 #[test]

@@ -1,11 +1,12 @@
 //! The prompt-injection corpus (`tests/injection/*.txt`) end to end. Each case is
 //! hostile text placed where a change's author controls it: an added diff line, a
-//! new file, a guidance file, the PR title, or the model's answer itself (a model
-//! that was steered). The guarantees tested:
+//! new file, a guidance file, the PR title or description, or the model's answer
+//! itself (a model that was steered). The guarantees tested:
 //!
 //! - hostile repository text reaches a provider only inside the data fence, and the
 //!   run's boundary never occurs in it, so it cannot close the fence;
-//! - the PR title is never sent to a provider;
+//! - the PR title and description (the author's stated intent) reach every finder,
+//!   only inside the fence, and never a validator;
 //! - a model answer that is not the contract is a violation (a coverage gap), never
 //!   a result;
 //! - only escaped text reaches the report: no raw HTML, no markers, no images, no
@@ -74,6 +75,9 @@ fn placed(case: &Case) -> (Files, Files, Vec<String>) {
         "file" => head.push(("docs/NOTES.md", case.text.clone())),
         "guidance" => base.push(("AGENTS.md", case.text.clone())),
         "title" => args = vec!["--pr-title".to_string(), case.text.clone()],
+        "description" => {
+            args = vec!["--pr-title".to_string(), "Tidy".to_string(), "--pr-body".to_string(), case.text.clone()]
+        }
         other => panic!("{}: unknown place {other}", case.name),
     }
     (base, head, args)
@@ -112,15 +116,22 @@ fn scripts(hostile: &str) -> Vec<support::Script> {
     ]
 }
 
+/// Places where the author's stated intent is read from.
+const INTENT: [&str; 2] = ["title", "description"];
+
 async fn run(case: &Case, format: &str) -> (String, Vec<support::Seen>) {
-    // A title is never shown to a model, so a model cannot repeat it.
-    let echoed = if case.place == "title" { "" } else { case.text.as_str() };
+    run_with(case, format, "correctness").await
+}
+
+async fn run_with(case: &Case, format: &str, reviewers: &str) -> (String, Vec<support::Seen>) {
+    // The stated intent is never shown to a validator, so its answer cannot repeat it.
+    let echoed = if INTENT.contains(&case.place.as_str()) { "" } else { case.text.as_str() };
     let (base, head, extra) = placed(case);
     let base: Vec<(&str, &str)> = base.iter().map(|(p, t)| (*p, t.as_str())).collect();
     let head: Vec<(&str, &str)> = head.iter().map(|(p, t)| (*p, t.as_str())).collect();
     let dir = repo(&base, &head);
     let (server, fake) = Fake::start(Wire::Anthropic, scripts(echoed)).await;
-    let mut args = vec!["review", "--format", format, "--reviewers", "correctness"];
+    let mut args = vec!["review", "--format", format, "--reviewers", reviewers];
     args.extend(extra.iter().map(String::as_str));
     let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
     assert_eq!(code, 0, "{}: stderr: {stderr}\nstdout: {stdout}", case.name);
@@ -234,13 +245,46 @@ async fn each_run_draws_its_own_boundary() {
 }
 
 #[tokio::test]
-async fn the_pr_title_is_never_sent_to_a_provider() {
-    for case in corpus().iter().filter(|c| c.place == "title") {
-        let (_, seen) = run(case, "json").await;
-        assert!(!seen.is_empty());
-        for s in &seen {
-            assert!(!request_text(&s.body).contains(case.text.trim()), "{}: the title was sent", case.name);
+async fn the_stated_intent_reaches_every_finder_fenced_and_no_validator() {
+    let cases: Vec<Case> = corpus().into_iter().filter(|c| INTENT.contains(&c.place.as_str())).collect();
+    assert!(cases.iter().filter(|c| c.place == "description").count() >= 2, "hostile descriptions are in the corpus");
+    for case in &cases {
+        let (_, seen) = run_with(case, "json", "correctness,broad").await;
+        let finders: Vec<&support::Seen> = seen.iter().filter(|s| s.step == "find").collect();
+        let reviewers: std::collections::BTreeSet<_> = finders.iter().map(|s| s.reviewer.clone()).collect();
+        assert_eq!(reviewers.len(), 2, "{}: both finders ran: {reviewers:?}", case.name);
+        for s in finders {
+            let (boundary, inside, outside) = fenced_parts(&request_text(&s.body), &case.name);
+            assert!(!inside.contains(&format!("END {boundary}")), "{}: the intent closed its fence", case.name);
+            assert!(outside.contains("What the author says this change does"), "{}: not labelled", case.name);
+            for line in hostile_lines(case) {
+                assert!(inside.contains(line), "{}: finder {:?} was not shown `{line}`", case.name, s.reviewer);
+                assert!(!outside.contains(line), "{}: `{line}` is outside the fence", case.name);
+            }
         }
+        let validators: Vec<&support::Seen> = seen.iter().filter(|s| s.step != "find").collect();
+        assert!(!validators.is_empty(), "{}: the findings were validated", case.name);
+        for s in validators {
+            let text = request_text(&s.body);
+            assert!(!text.contains("What the author says"), "{}: a validator got the intent section", case.name);
+            for line in hostile_lines(case) {
+                assert!(!text.contains(line), "{}: a validator was shown `{line}`", case.name);
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn without_a_pull_request_the_commit_messages_are_the_stated_intent() {
+    let dir = repo(&[("src/app.py", BASE)], &[("src/app.py", HEAD)]);
+    support::git(dir.path(), &["commit", "-q", "--amend", "-m", "Let admins delete\n\nOwners keep their rights."]);
+    let (server, fake) = Fake::start(Wire::Anthropic, scripts("")).await;
+    let args = ["review", "--format", "json", "--reviewers", "correctness"];
+    let (code, _, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
+    assert_eq!(code, 0, "{stderr}");
+    for s in fake.seen() {
+        let (_, inside, _) = fenced_parts(&request_text(&s.body), "commits");
+        assert_eq!(inside.contains("Owners keep their rights."), s.step == "find", "step {}", s.step);
     }
 }
 

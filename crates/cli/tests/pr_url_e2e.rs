@@ -33,6 +33,7 @@ async fn a_pull_request_url_is_fetched_and_reviewed_without_posting() {
     let (_origin, clone, base, head) = origin_and_clone();
     let api = MockServer::start().await;
     let pr = json!({"number": 1, "draft": false, "title": "Simplify delete", "user": {"login": "alice"},
+                    "body": "Owners keep the right to delete their documents.",
                     "base": {"sha": base}, "head": {"sha": head}});
     Mock::given(method("GET"))
         .and(path("/api/v3/repos/o/r/pulls/1"))
@@ -42,7 +43,7 @@ async fn a_pull_request_url_is_fetched_and_reviewed_without_posting() {
         .await;
     let finding = json!({"lens": "failure_scenario", "location": "src/auth.py:4", "claim": REAL, "evidence": "    return True", "severity": "high"});
     let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100});
-    let (model, _) = Fake::start(
+    let (model, fake) = Fake::start(
         Wire::Anthropic,
         vec![finder("correctness", json!([finding])), verdict("validate", REAL, &[survives])],
     )
@@ -57,6 +58,14 @@ async fn a_pull_request_url_is_fetched_and_reviewed_without_posting() {
     assert!(stderr.contains("print-only"), "{stderr}");
     let writes = api.received_requests().await.unwrap().iter().filter(|r| r.method.as_str() != "GET").count();
     assert_eq!(writes, 0, "--pr never writes to the host");
+    // The host's title and description are the stated intent: every finder, no validator.
+    let seen = fake.seen();
+    assert!(seen.iter().any(|s| s.step == "validate"));
+    for s in &seen {
+        let text = s.body.to_string();
+        let told = text.contains("Simplify delete") && text.contains("Owners keep the right to delete");
+        assert_eq!(told, s.step == "find", "{} {:?}", s.step, s.reviewer);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

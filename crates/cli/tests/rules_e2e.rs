@@ -29,7 +29,7 @@ fn lock_then_verify_passes_and_an_edited_rule_is_named_as_drift() {
 
     let (code, out, err) = run(dir.path(), cache.path(), &["rules", "lock"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("wrote gauntlet.lock: 9 rules"), "{out}");
+    assert!(out.contains("wrote gauntlet.lock: 10 rules"), "{out}");
     let lock = std::fs::read_to_string(dir.path().join("gauntlet.lock")).unwrap();
     assert!(lock.contains("source = \".gauntlet/reviewers/migrations.md\""), "{lock}");
     let rule = dir.path().join(".gauntlet/reviewers/migrations.md");
@@ -37,7 +37,7 @@ fn lock_then_verify_passes_and_an_edited_rule_is_named_as_drift() {
 
     let (code, out, _) = run(dir.path(), cache.path(), &["rules", "verify"]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("gauntlet.lock verified: 9 rules (lock:"), "{out}");
+    assert!(out.contains("gauntlet.lock verified: 10 rules (lock:"), "{out}");
 
     std::fs::write(&rule, MIGRATIONS.replace("large tables", "any table")).unwrap();
     let (code, out, _) = run(dir.path(), cache.path(), &["rules", "verify"]);

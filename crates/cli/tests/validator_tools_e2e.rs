@@ -1,6 +1,7 @@
-//! The validator that reads code: the tool loop against the fakes of both wire
-//! formats, the sandbox's refusals, grounded disproofs over what was read, and the
-//! step limit.
+//! Sessions that read code: the validator's tool loop against the fakes of both
+//! wire formats, the sandbox's refusals, grounded disproofs over what was read
+//! (several places at once, and rejections that name their real cause), the step
+//! limit, and reviewers that read within their own smaller budget.
 
 mod support;
 
@@ -233,4 +234,113 @@ async fn step_limit_ends_the_loop_with_a_recorded_gap() {
         "{gaps:?}"
     );
     assert_eq!(report["published"][0]["claim"], REAL, "the forced answer still counts");
+}
+
+/// A disproof that rests on a file read whole (no line range) and on the changed
+/// file shown with the change, citing both.
+const TWO_PLACES: &str = "src/session.py:10 `user.is_admin = verify(token)` is set server-side, and \
+                          src/auth.py:2 trusts only that flag: `if user.is_admin:`";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disproof_citing_a_file_read_whole_and_the_changed_file_is_accepted() {
+    let dir = repo_with(&[], &[]);
+    let scripts = vec![
+        finder("correctness", json!([finding("src/auth.py:2", ADMIN, "if user.is_admin:")])),
+        verdict(
+            "validate",
+            ADMIN,
+            &[
+                tool("read_file", json!({"path": "src/session.py"})),
+                json!({"verdict": "disproved", "evidence": TWO_PLACES, "confidence": 100}),
+            ],
+        ),
+    ];
+    let (report, fake) = review(&dir.path().join("repo"), Wire::Anthropic, scripts).await;
+    assert_eq!(dropped_reason(&report, ADMIN), "disproved", "{report}");
+    assert_eq!(requests_about(&fake, ADMIN).len(), 2, "accepted without a re-ask");
+    assert_eq!(report["unverified"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_rejected_disproof_is_told_and_recorded_with_its_real_cause() {
+    let cases = [
+        (
+            "src/session.py:10 `user.is_admin = verify(token)` and src/auth.py:2 `if request.user.is_admin:`",
+            "disproof quoted `if request.user.is_admin:` which does not occur near any of src/session.py:10, src/auth.py:2",
+        ),
+        (
+            "src/session.py:10 `user.is_admin = verify(token)` and src/tokens.py:3 `def verify(token):`",
+            "disproof cited src/tokens.py:3, which was never shown or read",
+        ),
+        (
+            "src/session.py:10 `user.is_admin = verify(token)`, which src/auth.py:2 reads",
+            "disproof cited src/auth.py:2 but quoted nothing of at least 8 non-blank characters that occurs there",
+        ),
+    ];
+    for (evidence, why) in cases {
+        let dir = repo_with(&[], &[]);
+        let wrong = json!({"verdict": "disproved", "evidence": evidence, "confidence": 100});
+        let scripts = vec![
+            finder("correctness", json!([finding("src/auth.py:2", ADMIN, "if user.is_admin:")])),
+            verdict("validate", ADMIN, &[tool("read_file", json!({"path": "src/session.py"})), wrong.clone(), wrong]),
+        ];
+        let (report, fake) = review(&dir.path().join("repo"), Wire::Anthropic, scripts).await;
+        let requests = requests_about(&fake, ADMIN);
+        assert_eq!(requests.len(), 3, "{evidence}: tool turn, answer, one re-ask");
+        assert!(requests[2].to_string().contains(why), "{evidence}: the re-ask says `{why}`");
+        assert_eq!(report["unverified"][0]["gap"], why, "{evidence}");
+    }
+}
+
+/// A finder that reads an untouched file before answering, then reports a finding
+/// located in it.
+fn reading_finder(reads: usize) -> support::Script {
+    let mut answers = vec![tool("read_file", json!({"path": "src/session.py"})).to_string(); reads];
+    answers
+        .push(json!({"findings": [finding("src/session.py:10", ADMIN, "user.is_admin = verify(token)")]}).to_string());
+    support::Script { step: "find", reviewer: Some("correctness"), claim: None, answers }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reviewers_read_by_default_and_may_ground_a_finding_in_what_they_read() {
+    let dir = repo_with(&[], &[]);
+    let survives = json!({"verdict": "survives", "evidence": "src/session.py:10 `user.is_admin = verify(token)`", "confidence": 100});
+    let scripts = vec![reading_finder(1), verdict("validate", ADMIN, &[survives])];
+    let (report, fake) = review(&dir.path().join("repo"), Wire::Anthropic, scripts).await;
+    let finds: Vec<Value> = fake.seen().into_iter().filter(|s| s.step == "find").map(|s| s.body).collect();
+    assert_eq!(finds.len(), 2, "one tool turn, then the answer");
+    assert!(finds[0]["tools"].to_string().contains("read_file"), "reviewers are offered the tools");
+    assert!(finds[0].to_string().contains("3 turns of tool calls"), "the reviewer's own step budget is stated");
+    assert!(tool_results(&finds[1])[0].0.contains("   10 |     user.is_admin = verify(token)"));
+    let published = &report["published"][0];
+    assert_eq!((published["claim"].as_str(), published["inline"].as_bool()), (Some(ADMIN), Some(false)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reviewer_past_its_three_steps_answers_and_the_gap_names_its_setting() {
+    let dir = repo_with(&[], &[]);
+    let survives = json!({"verdict": "survives", "evidence": "src/session.py:10 `user.is_admin = verify(token)`", "confidence": 100});
+    let scripts = vec![reading_finder(4), verdict("validate", ADMIN, &[survives])];
+    let (report, fake) = review(&dir.path().join("repo"), Wire::Anthropic, scripts).await;
+    assert_eq!(fake.count("find"), 5, "3 tool turns, the one over the limit, then the forced answer");
+    let gaps = report["gaps"].as_array().unwrap();
+    assert!(
+        gaps.iter().any(|g| g["step"] == "find"
+            && g["message"].as_str().unwrap().contains("all 3 tool steps")
+            && g["message"].as_str().unwrap().contains("[review] reviewer_max_steps")),
+        "{gaps:?}"
+    );
+    assert_eq!(report["published"][0]["claim"], ADMIN, "what it read before the limit still grounds");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reviewer_tools_off_offers_reviewers_no_tools() {
+    let dir = repo_with(&[], &[]);
+    let repo = dir.path().join("repo");
+    std::fs::write(repo.join("gauntlet.toml"), "[review]\nreviewer_tools = false\n").unwrap();
+    let scripts = vec![finder("correctness", json!([]))];
+    let (_, fake) = review(&repo, Wire::Anthropic, scripts).await;
+    let finds: Vec<Value> = fake.seen().into_iter().filter(|s| s.step == "find").map(|s| s.body).collect();
+    assert_eq!(finds.len(), 1);
+    assert!(!finds[0]["tools"].to_string().contains("read_file"), "{}", finds[0]["tools"]);
 }

@@ -126,6 +126,7 @@ fn memory_input<'a>(change: &'a Change, head: &'a MemoryHead<'a>, reviewers: Vec
         head,
         rules_version: "bench".into(),
         fence: Fence::fixed("DATA-bench"),
+        intent: None,
     }
 }
 
@@ -461,7 +462,7 @@ async fn gauntlet_once(root: &Path, models: &Models) -> Split {
     let mut untrusted = prompt::untrusted_texts(&change, &guidance);
     untrusted.extend(context::untrusted_texts(&reviewers));
     let fence = Fence::new(&mut rand::rng(), untrusted);
-    let input = Input { change: &change, reviewers, guidance, head: &head, rules_version, fence };
+    let input = Input { change: &change, reviewers, guidance, head: &head, rules_version, fence, intent: None };
     let review = pipeline::run(&input, models, &Options::default()).await;
     let run = ms(clock.elapsed());
     assert!(review.gaps.is_empty(), "gaps: {:?}", review.gaps);

@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 pub const LOCATION_MAX: usize = 200;
 pub const CLAIM_MAX: usize = 300;
 pub const EVIDENCE_MAX: usize = 600;
-pub const VERDICT_EVIDENCE_MAX: usize = 600;
+/// A verdict may cite several places (a guard in one file, the caller in another),
+/// each with a location and a quote: room for three or four of them and the reasoning.
+pub const VERDICT_EVIDENCE_MAX: usize = 1000;
 /// What a finding's location looks like, for providers that constrain generation
 /// with it (code validation uses [`Location::parse`]). Bounded so any match also fits
 /// `LOCATION_MAX` and a line fits a u32.

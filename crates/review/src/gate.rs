@@ -15,6 +15,8 @@ pub struct PrMeta {
     pub closed: bool,
     pub author: Option<String>,
     pub title: Option<String>,
+    /// The description (body), which finders read as the author's stated intent.
+    pub body: Option<String>,
 }
 
 /// Gate settings (resolved from `[gate]` in gauntlet.toml).

@@ -123,26 +123,101 @@ fn find_run(text: &str, n: usize) -> Option<usize> {
     None
 }
 
-/// Check a `disproved` verdict's evidence against what the validator was shown:
-/// it must start with `path:LINE` or `path:START-END` covered by `shown`, and have
-/// at least one backticked quote, each occurring within SLACK lines of that location.
-/// `Err` names what failed ("disproof cited src/x.rs:40, which was never shown or read").
-pub fn check_disproof(evidence: &str, shown: &Shown) -> Result<(), String> {
-    let (loc, rest) =
-        Location::parse_prefix(evidence).ok_or_else(|| "disproof cited no path:LINE location".to_string())?;
-    if !shown.covers(&loc.path, loc.start, loc.end) {
-        return Err(format!("disproof cited {loc}, which was never shown or read"));
+/// A cited location spans at most this many lines.
+pub const CITED_MAX_LINES: u32 = 40;
+/// Each cited location needs a quote with at least this many non-blank characters.
+pub const QUOTE_MIN_CHARS: usize = 8;
+
+/// Check a `disproved` verdict's evidence against everything the validator's
+/// session saw (`records`: the shared context, its own region, what its tools
+/// returned in any turn). The evidence cites one or more `path:LINE` /
+/// `path:START-END` locations (outside its quotes), each spanning at most
+/// [`CITED_MAX_LINES`] and each shown or read; every backticked quote occurs within
+/// SLACK lines of one of them; and every cited location holds at least one quote of
+/// [`QUOTE_MIN_CHARS`] non-blank characters or more. `Err` says exactly which rule
+/// failed and where ("disproof cited src/x.rs:40, which was never shown or read").
+pub fn check_disproof(evidence: &str, records: &[&Shown]) -> Result<(), String> {
+    let cited = citations(evidence);
+    if cited.is_empty() {
+        return Err("disproof cited no path:LINE location".to_string());
     }
-    let quotes = backtick_quotes(rest);
+    if let Some(wide) = cited.iter().find(|l| l.end - l.start + 1 > CITED_MAX_LINES) {
+        return Err(format!(
+            "disproof cited {wide}, which spans {} lines; cite at most {CITED_MAX_LINES} lines per location",
+            wide.end - wide.start + 1
+        ));
+    }
+    if let Some(unseen) = cited.iter().find(|l| !crate::shown::covers(records, &l.path, l.start, l.end)) {
+        return Err(format!("disproof cited {unseen}, which was never shown or read"));
+    }
+    let places = cited.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    // A quote that is only a location (`` `src/a.rs:4` ``) is a citation, not code.
+    let quotes: Vec<&str> = backtick_quotes(evidence).into_iter().filter(|q| citation(q).is_none()).collect();
     if quotes.is_empty() {
-        return Err(format!("disproof quoted nothing from {loc}"));
+        return Err(format!("disproof quoted nothing from {places}"));
     }
+    let occurs = |l: &Location, q: &str| crate::shown::contains_near(records, &l.path, l.start, l.end, SLACK, q);
+    let mut backed = vec![false; cited.len()];
     for quote in quotes {
-        if !shown.contains_near(&loc.path, loc.start, loc.end, SLACK, quote) {
-            return Err(format!("disproof quoted `{}` which does not occur near {loc}", bounded(quote)));
+        let at: Vec<usize> = (0..cited.len()).filter(|&i| occurs(&cited[i], quote)).collect();
+        if at.is_empty() {
+            let looked = if cited.len() == 1 { "near" } else { "near any of" };
+            return Err(format!("disproof quoted `{}` which does not occur {looked} {places}", bounded(quote)));
+        }
+        if non_blank(quote) >= QUOTE_MIN_CHARS {
+            at.into_iter().for_each(|i| backed[i] = true);
         }
     }
+    if let Some(i) = backed.iter().position(|b| !b) {
+        return Err(format!(
+            "disproof cited {} but quoted nothing of at least {QUOTE_MIN_CHARS} non-blank characters that occurs there",
+            cited[i]
+        ));
+    }
     Ok(())
+}
+
+fn non_blank(text: &str) -> usize {
+    text.chars().filter(|c| !c.is_whitespace()).count()
+}
+
+/// The locations a verdict's evidence cites, in order and without repeats: every
+/// whitespace-separated word outside backticked quotes that reads as
+/// `path:LINE` or `path:START-END` and whose path holds a letter (so `3:2` or a
+/// clock time is not a citation). A word inside backticks is code, not a citation,
+/// except a quote that is nothing but a location (`` `src/a.rs:4` ``).
+pub fn citations(evidence: &str) -> Vec<Location> {
+    let mut out: Vec<Location> = Vec::new();
+    let mut words: Vec<&str> = Vec::new();
+    let mut rest = evidence;
+    for quote in backtick_quotes(evidence) {
+        // `quote` is a slice of `evidence`: what lies before it is prose.
+        let at = quote.as_ptr() as usize - rest.as_ptr() as usize;
+        words.extend(rest[..at].split_whitespace());
+        if !quote.trim().contains(char::is_whitespace) {
+            words.push(quote.trim());
+        }
+        rest = &rest[at + quote.len()..];
+    }
+    words.extend(rest.split_whitespace());
+    for loc in words.into_iter().filter_map(citation) {
+        if !out.contains(&loc) {
+            out.push(loc);
+        }
+    }
+    out
+}
+
+/// A word read as a cited location, when it is one.
+fn citation(word: &str) -> Option<Location> {
+    let token =
+        word.trim().trim_matches(|c: char| matches!(c, '`' | '(' | ')' | '[' | ']' | '"' | '\'' | ',' | ';' | '.'));
+    // Models often write a range with an en or em dash.
+    let token = token.trim_end_matches(':').replace(['–', '—'], "-");
+    if token.contains("://") || token.contains(char::is_whitespace) {
+        return None;
+    }
+    Location::parse(&token).filter(|loc| loc.path.chars().any(char::is_alphabetic))
 }
 
 /// Text echoed in a one-line reason: whitespace-normalised, at most ECHO_MAX chars.

@@ -21,6 +21,7 @@ pub mod finding;
 pub mod gate;
 pub mod ground;
 pub mod guidance;
+pub mod intent;
 pub mod listing;
 pub mod part;
 pub mod pipeline;

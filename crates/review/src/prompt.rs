@@ -27,6 +27,7 @@ fn env() -> &'static Environment<'static> {
             ("tools", include_str!("../prompts/tools.md.j2")),
             ("step_limit", include_str!("../prompts/step_limit.md.j2")),
             ("context", include_str!("../prompts/context.md.j2")),
+            ("intent", include_str!("../prompts/intent.md.j2")),
         ] {
             env.add_template(name, src).expect("prompt templates parse");
         }
@@ -137,6 +138,20 @@ pub fn finder(name: &str, description: &str, body: &str, max_findings: usize) ->
     render("finder", context! { name, description, body, max_findings })
 }
 
+/// The author's stated intent, fenced, to append to a finder's turn (validators
+/// never get it).
+pub fn intent(intent: &crate::intent::Intent, fence: &Fence) -> String {
+    render(
+        "intent",
+        context! {
+            commits => intent.source == crate::intent::Source::Commits,
+            cut => intent.cut,
+            max_bytes => crate::intent::INTENT_MAX_BYTES,
+            intent => fence.wrap("stated intent", &intent.text),
+        },
+    )
+}
+
 /// A reviewer's gathered context, fenced block by block, to append to its turn.
 /// Empty when there is none, so reviewers without context get the bare turn.
 pub fn reviewer_context(blocks: &[&crate::context::block::Block], fence: &Fence) -> String {
@@ -159,11 +174,22 @@ fn describe_kind(kind: crate::context::block::ContextKind) -> &'static str {
     }
 }
 
-/// The validator's turn: the bare claim and the code around its location.
-pub fn validator(location: &str, claim: &str, region: &str, strict: bool, fence: &Fence) -> String {
+/// The validator's turn: the bare claim, the code around its location and, in a
+/// block of its own, other files' code the claim's reviewer was given (`region`
+/// is `(around, elsewhere)`; an empty `elsewhere` leaves that block out).
+pub fn validator(location: &str, claim: &str, region: (&str, &str), strict: bool, fence: &Fence) -> String {
     let claim = fence.wrap("claim", claim);
-    let region = fence.wrap("code", region);
-    render("validator", context! { location, claim, region, strict })
+    let elsewhere = (!region.1.is_empty()).then(|| fence.wrap("code elsewhere", region.1));
+    let region = fence.wrap("code", region.0);
+    render(
+        "validator",
+        context! {
+            location, claim, region, elsewhere, strict,
+            evidence_max => crate::contract::VERDICT_EVIDENCE_MAX,
+            cited_max => crate::ground::CITED_MAX_LINES,
+            quote_min => crate::ground::QUOTE_MIN_CHARS,
+        },
+    )
 }
 
 /// Re-ask after a rejected answer. `contract` is true for a format violation, false

@@ -28,10 +28,14 @@ pub struct Review {
     /// Things the reader should know about how the run went (rubber-stamp re-check, ...).
     pub notes: Vec<String>,
     pub wall_ms: u64,
-    /// Reviewer sessions scheduled (reviewers x parts of the change); with the `find`
-    /// gaps this tells whether anything was reviewed at all.
+    /// Reviewer sessions scheduled (reviewers x parts of the change); with
+    /// `find_failures` this tells whether anything was reviewed at all.
     #[serde(skip)]
     pub find_units: usize,
+    /// Reviewer sessions that failed (a session that answered after spending its
+    /// tool steps did not fail, though it leaves a gap too).
+    #[serde(skip)]
+    pub find_failures: usize,
     /// The run's time limit cut it short (a note and the gaps say what was not done).
     #[serde(skip)]
     pub timed_out: bool,
@@ -44,7 +48,7 @@ pub struct Review {
 impl Review {
     /// True when no reviewer session completed: nothing was reviewed.
     pub fn nothing_reviewed(&self) -> bool {
-        self.find_units == self.gaps.iter().filter(|g| g.step == "find").count()
+        self.find_units == self.find_failures
     }
 
     /// True when no reviewer session was even scheduled although the review ran:

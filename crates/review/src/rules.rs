@@ -17,8 +17,9 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The built-in rule files, embedded at build time.
-pub const BUILTIN: [(&str, &str); 8] = [
+pub const BUILTIN: [(&str, &str); 9] = [
     ("correctness.md", include_str!("../../../rules/correctness.md")),
+    ("broad.md", include_str!("../../../rules/broad.md")),
     ("security-privacy.md", include_str!("../../../rules/security-privacy.md")),
     ("error-handling.md", include_str!("../../../rules/error-handling.md")),
     ("tests.md", include_str!("../../../rules/tests.md")),
@@ -305,10 +306,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn builtins_include_the_four_required_reviewers() {
+    fn builtins_include_the_required_reviewers() {
         let names: Vec<String> = builtin().into_iter().map(|r| r.name).collect();
-        for n in ["correctness", "security-privacy", "error-handling", "tests"] {
+        for n in ["correctness", "broad", "security-privacy", "error-handling", "tests"] {
             assert!(names.contains(&n.to_string()), "{n} missing from {names:?}");
+        }
+    }
+
+    #[test]
+    fn the_broad_reviewer_runs_on_every_change_by_default_with_the_finder_contract() {
+        let all = builtin();
+        let broad = all.iter().find(|r| r.name == "broad").unwrap();
+        assert!(broad.enabled && broad.context.is_empty(), "on by default, needing no gathered context");
+        assert_eq!(broad.max_findings, DEFAULT_MAX_FINDINGS);
+        for paths in [&["src/lib.rs"][..], &["docs/guide.md"], &["db/migrations/0004.sql", "web/app.ts"]] {
+            let sel = select(&all, paths, &[], &[]);
+            let of = sel.iter().find(|(r, _)| r.name == "broad").unwrap();
+            assert!(matches!(of.1, Selection::Runs { .. }), "{paths:?}: {:?}", of.1);
         }
     }
 

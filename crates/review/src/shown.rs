@@ -16,6 +16,9 @@ pub struct ShownLine {
 pub struct ShownBlock {
     pub path: String,
     pub lines: Vec<ShownLine>,
+    /// Lines of the base side of a hunk (context and removed lines at their
+    /// anchors): their numbers are not head lines, so they never join head text.
+    pub old_side: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -35,7 +38,7 @@ impl Shown {
         let start = start.max(1);
         let lines =
             lines.iter().zip(start..).map(|(text, line)| ShownLine { line, text: (*text).to_string() }).collect();
-        self.blocks.push(ShownBlock { path: path.to_string(), lines });
+        self.blocks.push(ShownBlock { path: path.to_string(), lines, old_side: false });
     }
 
     /// Record a changed file's hunks: per hunk one head-side block (context + added,
@@ -57,9 +60,9 @@ impl Shown {
                     LineKind::Removed => old.push(shown(l.anchor)),
                 }
             }
-            for lines in [head, old] {
+            for (lines, old_side) in [(head, false), (old, true)] {
                 if !lines.is_empty() {
-                    self.blocks.push(ShownBlock { path: path.to_string(), lines });
+                    self.blocks.push(ShownBlock { path: path.to_string(), lines, old_side });
                 }
             }
         }
@@ -67,39 +70,86 @@ impl Shown {
 
     /// Whether any block of `path` covers some line in `start..=end`.
     pub fn covers(&self, path: &str, start: u32, end: u32) -> bool {
-        self.blocks_of(path).flat_map(|b| &b.lines).any(|l| (start..=end).contains(&l.line))
+        covers(&[self], path, start, end)
     }
 
     /// Whether `quote` (whitespace-normalised; also tried with leading diff markers
-    /// `+`/`-` stripped from each line) occurs in a block of `path` using only lines
-    /// within `start - slack ..= end + slack`.
+    /// `+`/`-` stripped from each line) occurs in what was shown of `path`, using
+    /// only lines within `start - slack ..= end + slack`. Head lines shown by
+    /// different blocks (a whole file, ranges read in any turn, search hits) count
+    /// together, so a quote may run across two reads of adjacent lines; a hunk's
+    /// base side is matched on its own.
     pub fn contains_near(&self, path: &str, start: u32, end: u32, slack: u32, quote: &str) -> bool {
-        let variants = quote_variants(quote);
-        if variants.is_empty() {
-            return false;
-        }
-        let lo = start.saturating_sub(slack).max(1);
-        let hi = end.saturating_add(slack);
-        self.blocks_of(path)
-            .any(|block| window_runs(block, lo, hi).iter().any(|run| variants.iter().any(|q| run.contains(q.as_str()))))
+        contains_near(&[self], path, start, end, slack, quote)
     }
 
     pub fn paths(&self) -> std::collections::BTreeSet<&str> {
         self.blocks.iter().map(|b| b.path.as_str()).collect()
     }
-
-    fn blocks_of<'a>(&'a self, path: &'a str) -> impl Iterator<Item = &'a ShownBlock> + 'a {
-        self.blocks.iter().filter(move |b| b.path == path)
-    }
 }
 
-/// The normalised texts of the maximal runs of consecutive lines of `block` whose
-/// line numbers all lie in `lo..=hi`. A quote occurs in some run of such lines iff
-/// it occurs in one of these maximal runs.
-fn window_runs(block: &ShownBlock, lo: u32, hi: u32) -> Vec<String> {
+/// [`Shown::covers`] over several records of one session (what it was shown
+/// before its turn, its own region, what it read).
+pub fn covers(records: &[&Shown], path: &str, start: u32, end: u32) -> bool {
+    blocks_of(records, path).flat_map(|b| &b.lines).any(|l| (start..=end).contains(&l.line))
+}
+
+/// [`Shown::contains_near`] over several records of one session.
+pub fn contains_near(records: &[&Shown], path: &str, start: u32, end: u32, slack: u32, quote: &str) -> bool {
+    let variants = quote_variants(quote);
+    if variants.is_empty() {
+        return false;
+    }
+    let lo = start.saturating_sub(slack).max(1);
+    let hi = end.saturating_add(slack);
+    let found = |runs: Vec<String>| runs.iter().any(|run| variants.iter().any(|q| run.contains(q.as_str())));
+    if blocks_of(records, path).any(|block| found(window_runs(block.lines.iter(), lo, hi))) {
+        return true;
+    }
+    // Not inside one block: join the head lines every block showed of the window.
+    let mut head: std::collections::BTreeMap<u32, &str> = std::collections::BTreeMap::new();
+    for l in blocks_of(records, path).filter(|b| !b.old_side).flat_map(|b| &b.lines) {
+        if (lo..=hi).contains(&l.line) {
+            // A search hit shows a line cut short; the longest text of a line is the line.
+            let text = head.entry(l.line).or_insert(&l.text);
+            if l.text.len() > text.len() {
+                *text = &l.text;
+            }
+        }
+    }
+    found(joined_runs(&head))
+}
+
+fn blocks_of<'a>(records: &'a [&'a Shown], path: &'a str) -> impl Iterator<Item = &'a ShownBlock> + 'a {
+    records.iter().flat_map(|r| &r.blocks).filter(move |b| b.path == path)
+}
+
+/// The normalised texts of the runs of consecutive line numbers in `lines`.
+fn joined_runs(lines: &std::collections::BTreeMap<u32, &str>) -> Vec<String> {
     let mut runs = Vec::new();
     let mut current: Vec<&str> = Vec::new();
-    for l in &block.lines {
+    let mut last = None;
+    for (&n, &text) in lines {
+        if last.is_some_and(|l: u32| l + 1 != n) && !current.is_empty() {
+            runs.push(normalize(&current.join(" ")));
+            current.clear();
+        }
+        current.push(text);
+        last = Some(n);
+    }
+    if !current.is_empty() {
+        runs.push(normalize(&current.join(" ")));
+    }
+    runs
+}
+
+/// The normalised texts of the maximal runs of consecutive lines of a block whose
+/// line numbers all lie in `lo..=hi`. A quote occurs in some run of such lines iff
+/// it occurs in one of these maximal runs.
+fn window_runs<'a>(block: impl Iterator<Item = &'a ShownLine>, lo: u32, hi: u32) -> Vec<String> {
+    let mut runs = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    for l in block {
         if (lo..=hi).contains(&l.line) {
             current.push(&l.text);
         } else if !current.is_empty() {

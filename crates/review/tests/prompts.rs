@@ -45,7 +45,7 @@ fn validator_turn_first_pass() {
     let text = prompt::validator(
         "src/auth.py:4",
         "Anyone can delete any document.",
-        &region,
+        (&region, ""),
         false,
         &Fence::fixed("DATA-0000"),
     );
@@ -54,11 +54,49 @@ fn validator_turn_first_pass() {
 
 #[test]
 fn validator_turn_strict_pass_asks_for_harder_disproofs() {
-    let text = prompt::validator("src/auth.py:4", "Anyone can delete.", "(region)", true, &Fence::fixed("DATA-0000"));
+    let text =
+        prompt::validator("src/auth.py:4", "Anyone can delete.", ("(region)", ""), true, &Fence::fixed("DATA-0000"));
     assert!(text.contains("second pass"));
     let lenient =
-        prompt::validator("src/auth.py:4", "Anyone can delete.", "(region)", false, &Fence::fixed("DATA-0000"));
+        prompt::validator("src/auth.py:4", "Anyone can delete.", ("(region)", ""), false, &Fence::fixed("DATA-0000"));
     assert!(!lenient.contains("second pass"));
+}
+
+#[test]
+fn the_validator_keeps_other_files_code_out_of_the_code_around_the_location() {
+    let fence = Fence::fixed("DATA-0000");
+    let around = prompt::numbered(3, ["    if user.is_admin:", "        return True"]);
+    let elsewhere = format!("web/client.ts:\n{}", prompt::numbered(12, ["return user.displayName;"]));
+    let text = prompt::validator("src/auth.py:4", "Anyone can delete.", (&around, &elsewhere), false, &fence);
+    let code = text.split("## Code around the location").nth(1).unwrap();
+    let (region, rest) = code.split_once("<<<END DATA-0000>>>").unwrap();
+    assert!(region.contains("    3 |     if user.is_admin:") && !region.contains("displayName"), "{region}");
+    assert!(rest.contains("## Other code the reviewer was given") && rest.contains("   12 | return user.displayName;"));
+    let alone = prompt::validator("src/auth.py:4", "Anyone can delete.", (&around, ""), false, &fence);
+    assert!(!alone.contains("Other code the reviewer was given"), "no other code, no section");
+}
+
+#[test]
+fn the_validator_is_told_the_citation_rules_and_never_to_trust_the_authors_claims() {
+    let text = prompt::validator("a.py:1", "c", ("(region)", ""), false, &Fence::fixed("DATA-0000"));
+    assert!(!text.contains("PR text"), "the author's text is no disproof strategy");
+    for rule in ["at most 40 lines each", "8 or more non-blank characters", "at most 1000 characters"] {
+        assert!(text.contains(rule), "`{rule}` missing from:\n{text}");
+    }
+}
+
+#[test]
+fn a_finders_stated_intent_is_fenced_labelled_and_names_the_mismatch_rule() {
+    use gauntlet_review::intent::Intent;
+    let fence = Fence::fixed("DATA-0000");
+    let intent = Intent::pull_request(Some("Cache invoices"), Some("Reads are now cached for an hour."), None).unwrap();
+    let text = prompt::intent(&intent, &fence);
+    insta::assert_snapshot!("intent_pull_request", text);
+    assert!(text.contains(
+        "<<<DATA-0000 stated intent>>>\nCache invoices\n\nReads are now cached for an hour.\n<<<END DATA-0000>>>"
+    ));
+    let commits = Intent::commits(&["Fix the cache".to_string()], None).unwrap();
+    assert!(prompt::intent(&commits, &fence).contains("messages of the reviewed commits"));
 }
 
 #[test]

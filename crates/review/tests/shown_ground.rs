@@ -158,12 +158,23 @@ fn removed_line_is_not_matched_without_the_hunks_shown() {
 }
 
 #[test]
-fn quote_spanning_two_blocks_does_not_match() {
+fn quote_spanning_two_reads_of_adjacent_head_lines_matches() {
     let mut shown = Shown::default();
     shown.add_range(A, 1, &["alpha", "beta"]);
     shown.add_range(A, 3, &["gamma"]);
+    shown.add_range(A, 5, &["delta"]);
     assert!(shown.contains_near(A, 2, 2, 3, "alpha beta"));
-    assert!(!shown.contains_near(A, 2, 2, 3, "beta gamma"));
+    assert!(shown.contains_near(A, 2, 2, 3, "beta gamma"), "lines 2 and 3 are adjacent head lines");
+    assert!(!shown.contains_near(A, 3, 3, 3, "gamma delta"), "line 4 was never shown between them");
+}
+
+#[test]
+fn a_hunks_base_side_never_joins_head_lines() {
+    // Removed lines sit at their anchor (head line 10), which is not their place in the head.
+    let mut shown = Shown::default();
+    shown.add_hunks(&change().files[0]);
+    assert!(!shown.contains_near(A, 10, 10, 3, "let v9 = compute(9); let old10 = legacy(10); let v11 = compute(11);"));
+    assert!(shown.contains_near(A, 10, 10, 3, "let v9 = compute(9); let old10 = legacy(10);"));
 }
 
 #[test]
@@ -282,53 +293,54 @@ fn validator_shown() -> Shown {
 #[test]
 fn disproof_with_a_shown_location_and_matching_quotes_is_accepted() {
     let shown = validator_shown();
-    assert_eq!(check_disproof("src/x.rs:40 the guard `if s.is_empty() {` returns `0` first", &shown), Ok(()));
-    assert_eq!(check_disproof("src/x.rs:39-41 ```rust\nif s.is_empty() {\n    return 0;\n}\n```", &shown), Ok(()));
-    assert_eq!(check_disproof("`src/x.rs:40` `return  0;`", &shown), Ok(()));
+    assert_eq!(check_disproof("src/x.rs:40 the guard `if s.is_empty() {` returns `0` first", &[&shown]), Ok(()));
+    assert_eq!(check_disproof("src/x.rs:39-41 ```rust\nif s.is_empty() {\n    return 0;\n}\n```", &[&shown]), Ok(()));
+    assert_eq!(check_disproof("`src/x.rs:40` `return  0;`", &[&shown]), Ok(()));
 }
 
 #[test]
 fn disproof_without_a_location_is_rejected() {
-    let err = check_disproof("the guard `if s.is_empty()` rules it out", &validator_shown()).unwrap_err();
+    let err = check_disproof("the guard `if s.is_empty()` rules it out", &[&validator_shown()]).unwrap_err();
     assert_eq!(err, "disproof cited no path:LINE location");
 }
 
 #[test]
 fn disproof_citing_unshown_file_is_rejected() {
-    let err = check_disproof("src/y.rs:40 `if s.is_empty()`", &validator_shown()).unwrap_err();
+    let err = check_disproof("src/y.rs:40 `if s.is_empty()`", &[&validator_shown()]).unwrap_err();
     assert_eq!(err, "disproof cited src/y.rs:40, which was never shown or read");
 }
 
 #[test]
 fn disproof_citing_unshown_lines_is_rejected() {
-    let err = check_disproof("src/x.rs:60-70 `if s.is_empty()`", &validator_shown()).unwrap_err();
+    let err = check_disproof("src/x.rs:60-70 `if s.is_empty()`", &[&validator_shown()]).unwrap_err();
     assert_eq!(err, "disproof cited src/x.rs:60-70, which was never shown or read");
 }
 
 #[test]
 fn disproof_with_mismatched_quote_is_rejected() {
-    let err = check_disproof("src/x.rs:40 `if s.is_empty()` and `caller checks len`", &validator_shown()).unwrap_err();
+    let err =
+        check_disproof("src/x.rs:40 `if s.is_empty()` and `caller checks len`", &[&validator_shown()]).unwrap_err();
     assert_eq!(err, "disproof quoted `caller checks len` which does not occur near src/x.rs:40");
 }
 
 #[test]
 fn disproof_quote_beyond_slack_is_rejected() {
-    let err = check_disproof("src/x.rs:38 `s.len() as u32`", &validator_shown()).unwrap_err();
+    let err = check_disproof("src/x.rs:38 `s.len() as u32`", &[&validator_shown()]).unwrap_err();
     assert!(err.starts_with("disproof quoted `s.len() as u32`"), "{err}");
 }
 
 #[test]
 fn disproof_quoting_nothing_is_rejected() {
-    let err = check_disproof("src/x.rs:40 the caller always checks", &validator_shown()).unwrap_err();
+    let err = check_disproof("src/x.rs:40 the caller always checks", &[&validator_shown()]).unwrap_err();
     assert_eq!(err, "disproof quoted nothing from src/x.rs:40");
-    let err = check_disproof("src/x.rs:40 empty `` and unclosed `if s", &validator_shown()).unwrap_err();
+    let err = check_disproof("src/x.rs:40 empty `` and unclosed `if s", &[&validator_shown()]).unwrap_err();
     assert_eq!(err, "disproof quoted nothing from src/x.rs:40");
 }
 
 #[test]
 fn disproof_rejection_bounds_the_echoed_quote() {
     let long = "word ".repeat(100);
-    let err = check_disproof(&format!("src/x.rs:40 `{long}`"), &validator_shown()).unwrap_err();
+    let err = check_disproof(&format!("src/x.rs:40 `{long}`"), &[&validator_shown()]).unwrap_err();
     assert!(err.len() < 200, "{err}");
     assert!(err.contains('…'));
 }

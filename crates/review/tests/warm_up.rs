@@ -147,6 +147,7 @@ async fn run_on(models: Models, reviewers: Vec<Reviewer>) -> gauntlet_review::Re
         head: &head,
         rules_version: "t".into(),
         fence: Fence::fixed("DATA-t"),
+        intent: None,
     };
     pipeline::run(&input, &models, &Options::default()).await
 }

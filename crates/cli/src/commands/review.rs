@@ -12,6 +12,7 @@ use gauntlet_change::{Change, Target, git::Git};
 use gauntlet_report::{Format, Options};
 use gauntlet_review::fence::Fence;
 use gauntlet_review::gate::Decision;
+use gauntlet_review::intent::Intent;
 use gauntlet_review::pipeline::{self, Input, RepoHead};
 use gauntlet_review::review::{Gap, NotReviewed, Review, SCHEMA_VERSION, Skip};
 use gauntlet_review::{guidance, rules};
@@ -142,6 +143,8 @@ pub struct Prepared {
     secrets: Vec<gauntlet_review::secrets::Secret>,
     /// The masking pass, unless `[secrets] mask = false`.
     masker: Option<std::sync::Arc<gauntlet_review::secrets::Masker>>,
+    /// What the author says the change does (finders only).
+    intent: Option<Intent>,
 }
 
 /// The masking pass `[secrets]` configures (built-in patterns plus the repository's).
@@ -230,8 +233,10 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         return skip(&change, &rules_version, &format!("no selected reviewer has anything to work with: {why}"));
     }
     let selected = context.reviewers;
+    let intent = stated_intent(git, &change, facts.pr(), masker.as_deref());
     let mut untrusted = gauntlet_review::prompt::untrusted_texts(&change, &guidance);
     untrusted.extend(gauntlet_review::context::untrusted_texts(&selected));
+    untrusted.extend(intent.iter().map(|i| i.text.as_str()));
     let fence = Fence::new(&mut rand::rng(), untrusted);
     let recording = recording(args, &fence);
     let models = providers::build(&settings, &specs, env, recording.as_ref())?;
@@ -245,7 +250,8 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         deep: settings.deep_reason(&change, changed_lines)?,
         context_tokens: settings.context_tokens(&specs),
         tools: settings.tool_limits(),
-        reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(false),
+        reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(true),
+        reviewer_max_steps: settings.file.review.reviewer_max_steps.unwrap_or(pipeline::REVIEWER_MAX_STEPS),
         deadline,
         progress: Default::default(),
     };
@@ -272,7 +278,26 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         context_failures: context.failures,
         secrets,
         masker,
+        intent,
     })))
+}
+
+/// What the author says the change does: the pull request's title and description
+/// when there is a pull request (flags, the CI event or `--pr`), else the messages
+/// of the reviewed commits. Nothing for the index, the worktree or a patch.
+fn stated_intent(
+    git: &Git,
+    change: &Change,
+    pr: &gauntlet_review::gate::PrMeta,
+    masker: Option<&gauntlet_review::secrets::Masker>,
+) -> Option<Intent> {
+    if pr.title.is_some() || pr.body.is_some() {
+        return Intent::pull_request(pr.title.as_deref(), pr.body.as_deref(), masker);
+    }
+    if !is_commit(&change.base) || !is_commit(&change.head) {
+        return None;
+    }
+    Intent::commits(&git.commit_messages(&change.base, &change.head), masker)
 }
 
 /// The repository at head, masking secrets in what is read through git when asked.
@@ -304,6 +329,7 @@ impl Prepared {
             head: &head,
             rules_version: self.rules_version.clone(),
             fence: self.fence.clone(),
+            intent: self.intent.clone(),
         };
         let display = crate::progress::Display::start();
         let opts = pipeline::Options { progress: display.observer(), ..self.opts.clone() };

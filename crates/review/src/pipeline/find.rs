@@ -120,8 +120,13 @@ fn warm_up_gates(ctxs: &[Ctx<'_>], units: &[(usize, &Reviewer)]) -> Vec<Gate> {
 
 async fn run_one(ctx: &Ctx<'_>, part: usize, reviewer: &Reviewer) -> FindOutcome {
     let tier = ctx.opts.route(reviewer.tier);
-    let mut tools = if ctx.opts.reviewer_tools { ctx.toolbox(tier) } else { None };
+    let mut tools = ctx.reviewer_toolbox(tier);
     let mut turn = crate::prompt::finder(&reviewer.name, &reviewer.description, &reviewer.body, reviewer.max_findings);
+    // The author's claim goes to finders only, never into the shared block that
+    // validators receive too.
+    if let Some(intent) = &ctx.input.intent {
+        turn.push_str(&crate::prompt::intent(intent, &ctx.input.fence));
+    }
     // Context goes in the reviewer's own turn: the shared block stays identical for
     // every session, so it can be cached.
     let blocks: Vec<&crate::context::Block> = reviewer.gathered.iter().filter(|b| b.concerns(ctx.paths())).collect();
@@ -142,7 +147,7 @@ async fn run_one(ctx: &Ctx<'_>, part: usize, reviewer: &Reviewer) -> FindOutcome
     let result = ask(ctx, req, &mut tools, |text| parse_findings(text).map_err(|e| e.to_string())).await;
     let read = tools.map(|t| t.reads).unwrap_or_default();
     if read.limit_hit {
-        ctx.push_gap(step_limit_gap("find", &reviewer.name, None, ctx.opts.tools.max_steps));
+        ctx.push_gap(step_limit_gap("find", &reviewer.name, None, ctx.opts.reviewer_max_steps));
     }
     let (result, note) = match result {
         Ok((raws, _)) if raws.len() > reviewer.max_findings => {
@@ -164,13 +169,14 @@ async fn run_one(ctx: &Ctx<'_>, part: usize, reviewer: &Reviewer) -> FindOutcome
 
 /// The gap a session leaves when it wanted to read more after its last tool step.
 pub(crate) fn step_limit_gap(step: &str, reviewer: &str, finding: Option<&str>, max_steps: u32) -> crate::review::Gap {
+    let setting = if step == "find" { "[review] reviewer_max_steps" } else { "[validate] max_steps" };
     crate::review::Gap {
         step: step.into(),
         reviewer: Some(reviewer.into()),
         finding: finding.map(str::to_string),
         message: format!(
             "the session used all {max_steps} tool steps and still wanted to read more; \
-             it answered from what it had read (`[validate] max_steps` allows more)"
+             it answered from what it had read (`{setting}` allows more)"
         ),
     }
 }

@@ -71,8 +71,11 @@ pub struct Options {
     pub context_tokens: usize,
     /// Bounds of tool use by sessions on providers with tools (`max_steps` 0: no tools).
     pub tools: crate::sandbox::Limits,
-    /// Whether reviewers, not only validators, may read more code through tools.
+    /// Whether reviewers, not only validators, may read more code through tools
+    /// (on providers with tools; the embedded model and `command` have none).
     pub reviewer_tools: bool,
+    /// Turns of tool calls a reviewer session may make (`[review] reviewer_max_steps`).
+    pub reviewer_max_steps: u32,
     /// When the whole run must end (`--timeout`); `None`: no limit.
     pub deadline: Option<Deadline>,
     /// Who hears of the run's progress (steps, units done, usage); nobody by default.
@@ -87,6 +90,10 @@ impl Options {
     }
 }
 
+/// Turns of tool calls a reviewer may make by default: enough to look up a caller
+/// or a definition, few enough that finding stays cheap.
+pub const REVIEWER_MAX_STEPS: u32 = 3;
+
 impl Default for Options {
     fn default() -> Options {
         Options {
@@ -99,7 +106,8 @@ impl Default for Options {
             deep: None,
             context_tokens: 100_000,
             tools: crate::sandbox::Limits::default(),
-            reviewer_tools: false,
+            reviewer_tools: true,
+            reviewer_max_steps: REVIEWER_MAX_STEPS,
             deadline: None,
             progress: crate::progress::Observer::default(),
         }
@@ -115,6 +123,8 @@ pub struct Input<'a> {
     pub head: &'a dyn RepoRead,
     pub rules_version: String,
     pub fence: Fence,
+    /// What the author says the change does: shown to finders only.
+    pub intent: Option<crate::intent::Intent>,
 }
 
 /// Tokens kept free of change text (instructions, a reviewer's or validator's turn,
@@ -142,7 +152,17 @@ impl<'a> Ctx<'a> {
     /// Tools for a session on `tier`, when its provider supports them and tool use
     /// is allowed at all.
     pub fn toolbox(&self, tier: Tier) -> Option<crate::tools::Toolbox<'a>> {
-        let limits = self.opts.tools;
+        self.toolbox_with(tier, self.opts.tools)
+    }
+
+    /// Tools for a reviewer session: on when `reviewer_tools` is, with the
+    /// reviewer's own step budget.
+    pub fn reviewer_toolbox(&self, tier: Tier) -> Option<crate::tools::Toolbox<'a>> {
+        let limits = crate::sandbox::Limits { max_steps: self.opts.reviewer_max_steps, ..self.opts.tools };
+        self.opts.reviewer_tools.then(|| self.toolbox_with(tier, limits)).flatten()
+    }
+
+    fn toolbox_with(&self, tier: Tier, limits: crate::sandbox::Limits) -> Option<crate::tools::Toolbox<'a>> {
         (limits.max_steps > 0 && self.models.get(tier).supports_tools()).then(|| {
             crate::tools::Toolbox::new(crate::sandbox::Sandbox::new(self.input.head, limits), &self.input.fence)
         })
@@ -275,6 +295,7 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
                 grounded.extend(kept.into_iter().map(|f| (outcome.part, f)));
             }
             Err(message) => {
+                review.find_failures += 1;
                 review.gaps.push(Gap { step: "find".into(), reviewer: Some(outcome.reviewer), finding: None, message })
             }
         }

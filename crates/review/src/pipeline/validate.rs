@@ -97,34 +97,50 @@ async fn pass(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], strict: bool) -> 
 /// Definitions longer than this are not widened into a validator's region.
 const MAX_ENCLOSING_LINES: u32 = 400;
 
-/// The code around a finding, numbered, and the shown record of exactly that text.
-/// Without tools the window grows to the enclosing function or class, since the
-/// validator cannot read further by itself.
-fn region(ctx: &Ctx<'_>, f: &Finding, with_tools: bool) -> (String, Shown) {
+/// What a validator is shown of the code before its first read: the numbered
+/// lines around the finding (`around`, never anything else), the other files'
+/// code its reviewer was given (`elsewhere`, each under its path), and the shown
+/// record of exactly that text.
+pub(crate) struct Region {
+    pub around: String,
+    pub elsewhere: String,
+    pub shown: Shown,
+}
+
+/// The code around a finding. Without tools the window grows to the enclosing
+/// function or class, since the validator cannot read further by itself.
+fn region(ctx: &Ctx<'_>, f: &Finding, with_tools: bool) -> Region {
     let mut shown = Shown::default();
-    let Some(text) = ctx.input.head.text(&f.location.path) else {
-        return (format!("({} could not be read at head)", f.location.path), shown);
+    let around = match ctx.input.head.text(&f.location.path) {
+        Some(text) => around(&text, &f.location, ctx.opts.region_lines, with_tools, &mut shown),
+        None => format!("({} could not be read at head)", f.location.path),
     };
-    let lines: Vec<&str> = text.lines().collect();
-    let pad = ctx.opts.region_lines;
-    let mut start = f.location.start.saturating_sub(pad).max(1);
-    let mut end = (f.location.end + pad).min(lines.len() as u32);
-    if !with_tools && let Some((from, to)) = enclosing(&lines, f.location.start, f.location.end, MAX_ENCLOSING_LINES) {
-        start = start.min(from);
-        end = end.max(to).min(lines.len() as u32);
-    }
-    if start > end {
-        return (format!("({} has no line {})", f.location.path, f.location.start), shown);
-    }
-    let slice = &lines[(start - 1) as usize..end as usize];
-    shown.add_range(&f.location.path, start, slice);
-    let mut text = format!("{}:\n{}", f.location.path, crate::listing::numbered(start, slice));
+    let mut elsewhere = String::new();
     for range in reviewer_code(ctx, f) {
         let lines: Vec<&str> = range.lines.iter().map(String::as_str).collect();
         shown.add_range(&range.path, range.start, &lines);
-        text.push_str(&format!("\n{}:\n{}", range.path, crate::listing::numbered(range.start, &lines)));
+        elsewhere.push_str(&format!("{}:\n{}", range.path, crate::listing::numbered(range.start, &lines)));
     }
-    (text, shown)
+    Region { around, elsewhere, shown }
+}
+
+/// The numbered window of `text` around the finding, recorded in `shown`.
+fn around(text: &str, at: &crate::contract::Location, pad: u32, with_tools: bool, shown: &mut Shown) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.len() as u32;
+    if at.start == 0 || at.start > last {
+        return format!("({} has no line {}; it has {last} lines)", at.path, at.start);
+    }
+    let (from, to) = (at.start, at.end.min(last));
+    let mut start = from.saturating_sub(pad).max(1);
+    let mut end = to.saturating_add(pad).min(last);
+    if !with_tools && let Some((a, b)) = enclosing(&lines, from, to, MAX_ENCLOSING_LINES) {
+        start = start.min(a).max(1);
+        end = end.max(b).min(last);
+    }
+    let slice = &lines[(start - 1) as usize..end as usize];
+    shown.add_range(&at.path, start, slice);
+    format!("{}:\n{}", at.path, crate::listing::numbered(start, slice))
 }
 
 /// Lines of other files' code given to the validator at most.
@@ -155,33 +171,30 @@ fn parse(text: &str) -> Result<Verdict, String> {
     parse_verdict(text).map_err(|e| e.to_string())
 }
 
-/// Whether a disproof is grounded in what this validator saw: the shared context,
-/// its own region, or what it read through tools (`seen`).
-fn disproof_gap(ctx: &Ctx<'_>, seen: &Shown, v: &Verdict) -> Option<String> {
+/// Whether a disproof is grounded in what this validator saw, all of it at once:
+/// the shared context, its own region and every read of its tools in any turn.
+/// (Checking each record on its own rejected a disproof whose citations sit in
+/// two of them, and then reported the first record's reason, which was false.)
+fn disproof_gap(ctx: &Ctx<'_>, region: &Shown, tools: &Option<Toolbox<'_>>, v: &Verdict) -> Option<String> {
     if v.verdict != VerdictKind::Disproved {
         return None;
     }
-    let shared = check_disproof(&v.evidence, ctx.shown());
-    match shared {
-        Ok(()) => None,
-        Err(reason) => check_disproof(&v.evidence, seen).err().map(|_| reason),
-    }
-}
-
-/// The region plus everything the tools returned so far.
-fn seen(region: &Shown, tools: &Option<Toolbox<'_>>) -> Shown {
-    let mut all = region.clone();
-    if let Some(t) = tools {
-        all.blocks.extend(t.reads.shown.blocks.iter().cloned());
-    }
-    all
+    let mut records = vec![ctx.shown(), region];
+    records.extend(tools.iter().map(|t| &t.reads.shown));
+    check_disproof(&v.evidence, &records).err()
 }
 
 async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure> {
     let tier = ctx.opts.route(ctx.opts.validator_tier);
     let mut tools = ctx.toolbox(tier);
-    let (region_text, region_shown) = region(ctx, f, tools.is_some());
-    let mut turn = crate::prompt::validator(&f.location.to_string(), &f.claim, &region_text, strict, &ctx.input.fence);
+    let region = region(ctx, f, tools.is_some());
+    let mut turn = crate::prompt::validator(
+        &f.location.to_string(),
+        &f.claim,
+        (&region.around, &region.elsewhere),
+        strict,
+        &ctx.input.fence,
+    );
     if let Some(t) = &tools {
         turn.push_str(&crate::prompt::tools(t.limits().max_steps, true));
     }
@@ -197,11 +210,11 @@ async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure
         reviewer: Some(f.reviewer.clone()),
     };
     let (mut verdict, mut conversation) = ask(ctx, req, &mut tools, parse).await?;
-    let mut gap = disproof_gap(ctx, &seen(&region_shown, &tools), &verdict);
+    let mut gap = disproof_gap(ctx, &region.shown, &tools, &verdict);
     if let Some(reason) = &gap {
         conversation.turns.push(Turn::user(crate::prompt::reask(reason, false)));
         (verdict, _) = ask(ctx, conversation, &mut tools, parse).await?;
-        gap = disproof_gap(ctx, &seen(&region_shown, &tools), &verdict);
+        gap = disproof_gap(ctx, &region.shown, &tools, &verdict);
     }
     let reads = tools.map(|t| t.reads).unwrap_or_default();
     if reads.limit_hit {
@@ -226,4 +239,55 @@ async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure
             read,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::Location;
+
+    fn source() -> String {
+        let mut text = String::from("import os\n\n");
+        for f in 0..20 {
+            text.push_str(&format!("def f{f}(x):\n    if x:\n        return {f}\n    return None\n\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn the_region_always_holds_the_findings_lines_and_only_that_file() {
+        let text = source();
+        let lines: Vec<&str> = text.lines().collect();
+        let last = lines.len() as u32;
+        for with_tools in [true, false] {
+            for pad in [0, 3, 30] {
+                for start in 1..=last {
+                    for end in [start, (start + 6).min(last)] {
+                        let at = Location { path: "m.py".into(), start, end };
+                        let mut shown = Shown::default();
+                        let region = around(&text, &at, pad, with_tools, &mut shown);
+                        assert!(region.starts_with("m.py:\n"), "{region}");
+                        for n in start..=end {
+                            let row = format!("{n:>5} | {}\n", lines[n as usize - 1]);
+                            assert!(region.contains(&row), "line {n} missing for {at} (pad {pad}):\n{region}");
+                        }
+                        let rows: Vec<&str> = region.lines().skip(1).collect();
+                        let first: u32 = rows[0].split('|').next().unwrap().trim().parse().unwrap();
+                        for (i, row) in rows.iter().enumerate() {
+                            let n = first + i as u32;
+                            assert_eq!(*row, format!("{n:>5} | {}", lines[n as usize - 1]), "rows follow the file");
+                        }
+                        assert!(shown.covers("m.py", start, end));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_location_past_the_end_says_so_instead_of_an_empty_block() {
+        let at = Location { path: "m.py".into(), start: 500, end: 501 };
+        let region = around("a\nb\n", &at, 30, true, &mut Shown::default());
+        assert_eq!(region, "(m.py has no line 500; it has 2 lines)");
+    }
 }

@@ -112,7 +112,8 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         deep: None,
         context_tokens: settings.context_tokens(&specs),
         tools: settings.tool_limits(),
-        reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(false),
+        reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(true),
+        reviewer_max_steps: settings.file.review.reviewer_max_steps.unwrap_or(pipeline::REVIEWER_MAX_STEPS),
         deadline: None,
         progress: Observer::new(shown.clone()),
     };
