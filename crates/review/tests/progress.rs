@@ -139,6 +139,7 @@ async fn run(recorder: Arc<Recorder>) -> gauntlet_review::Review {
         head: &head,
         rules_version: "t".into(),
         fence: Fence::fixed("DATA-t"),
+        intent: None,
     };
     let opts = Options { progress: Observer::new(recorder), ..Options::default() };
     pipeline::run(&input, &Models::single(Arc::new(Fake)), &opts).await

@@ -233,7 +233,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         return skip(&change, &rules_version, &format!("no selected reviewer has anything to work with: {why}"));
     }
     let selected = context.reviewers;
-    let intent = stated_intent(git, &change, facts.pr(), masker.as_deref());
+    let intent = stated_intent(git, &change, roster.facts.pr(), masker.as_deref());
     let mut untrusted = gauntlet_review::prompt::untrusted_texts(&change, &guidance);
     untrusted.extend(gauntlet_review::context::untrusted_texts(&selected));
     untrusted.extend(intent.iter().map(|i| i.text.as_str()));
