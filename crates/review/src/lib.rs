@@ -22,6 +22,7 @@ pub mod gate;
 pub mod ground;
 pub mod guidance;
 pub mod intent;
+pub mod limits;
 pub mod listing;
 pub mod part;
 pub mod pipeline;

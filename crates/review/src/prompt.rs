@@ -135,7 +135,8 @@ fn shared_with(change_text: String, guidance: &[Guidance], fence: &Fence) -> Str
 }
 
 pub fn finder(name: &str, description: &str, body: &str, max_findings: usize) -> String {
-    render("finder", context! { name, description, body, max_findings })
+    let limits = crate::limits::as_list(&crate::contract::findings_schema(max_findings));
+    render("finder", context! { name, description, body, max_findings, limits })
 }
 
 /// The author's stated intent, fenced, to append to a finder's turn (validators
@@ -181,10 +182,11 @@ pub fn validator(location: &str, claim: &str, region: (&str, &str), strict: bool
     let claim = fence.wrap("claim", claim);
     let elsewhere = (!region.1.is_empty()).then(|| fence.wrap("code elsewhere", region.1));
     let region = fence.wrap("code", region.0);
+    let limits = crate::limits::as_list(&crate::contract::verdict_schema());
     render(
         "validator",
         context! {
-            location, claim, region, elsewhere, strict,
+            location, claim, region, elsewhere, strict, limits,
             evidence_max => crate::contract::VERDICT_EVIDENCE_MAX,
             cited_max => crate::ground::CITED_MAX_LINES,
             quote_min => crate::ground::QUOTE_MIN_CHARS,

@@ -129,3 +129,22 @@ fn context_section_fences_each_block_and_restates_the_answer_format() {
     insta::assert_snapshot!(prompt::reviewer_context(&[&consumer], &Fence::fixed("DATA-0000")));
     assert_eq!(prompt::reviewer_context(&[], &Fence::fixed("DATA-0000")), "", "no context, no section");
 }
+
+#[test]
+fn every_limit_of_both_contracts_is_stated_in_the_prompt_that_answers_it() {
+    use gauntlet_review::contract::{CLAIM_MAX, VERDICT_EVIDENCE_MAX, findings_schema, verdict_schema};
+    use gauntlet_review::limits::in_words;
+    let r = rules::builtin().into_iter().find(|r| r.name == "correctness").unwrap();
+    let finder = prompt::finder(&r.name, &r.description, &r.body, r.max_findings);
+    let stated = in_words(&findings_schema(r.max_findings));
+    assert!(stated.len() >= 6, "maxItems, three maxLength and two enums: {stated:?}");
+    for line in &stated {
+        assert!(finder.contains(line.as_str()), "the finder prompt lacks {line:?}");
+    }
+    assert!(finder.contains(&format!("`findings[].claim`: at most {CLAIM_MAX} characters")));
+    let validator = prompt::validator("a.py:1", "c", "(region)", false, &Fence::fixed("DATA-0000"));
+    for line in in_words(&verdict_schema()) {
+        assert!(validator.contains(line.as_str()), "the validator prompt lacks {line:?}");
+    }
+    assert!(validator.contains(&format!("`evidence`: at most {VERDICT_EVIDENCE_MAX} characters")));
+}
