@@ -12,6 +12,7 @@
 //! the others get the enclosing function or class of each finding ([`enclosing`]).
 
 pub mod adjudicate;
+pub mod cluster;
 pub mod context;
 pub mod contract;
 pub mod cost;
