@@ -114,7 +114,10 @@ async fn full_pipeline_on(wire: Wire) {
         gaps.iter().any(|g| g["step"] == "validate" && g["message"].as_str().unwrap().contains("twice")),
         "a second contract violation is a coverage gap: {gaps:?}"
     );
-    assert_eq!(report["funnel"], json!({"candidates": 5, "grounded": 4, "survived": 2, "published": 1}));
+    assert_eq!(
+        report["funnel"],
+        json!({"candidates": 5, "grounded": 4, "clustered": 4, "survived": 2, "published": 1})
+    );
 
     // The unread disproof and the garbled verdict were each re-asked exactly once.
     let validations_of =

@@ -34,6 +34,7 @@ pub fn inline_with(p: &Published, fix: Option<&str>) -> String {
     let _ = write!(out, "{}\n\n{}\n\n", header(p), text(&p.claim));
     out.push_str(&fenced(&p.evidence));
     out.push_str(&validator_answer(p, "validator confidence"));
+    also(&mut out, p);
     out.push_str(fix.unwrap_or_default());
     let _ = writeln!(
         out,
@@ -59,7 +60,23 @@ fn validator_answer(p: &Published, confidence: &str) -> String {
 /// The line that says what kind of finding this is. A change here (severity,
 /// lens, reviewer) is a change worth editing the comment for.
 pub fn header(p: &Published) -> String {
-    format!("**{}** · {} · reviewer {}", p.severity.as_str(), p.lens.as_str().replace('_', " "), code(&p.reviewer))
+    let who = match &p.raised_by[..] {
+        [] => format!("reviewer {}", code(&p.reviewer)),
+        [one] => format!("reviewer {}", code(one)),
+        many => format!("raised by {}", many.iter().map(|r| code(r)).collect::<Vec<_>>().join(", ")),
+    };
+    format!("**{}** · {} · {who}", p.severity.as_str(), p.lens.as_str().replace('_', " "))
+}
+
+/// Where else a cross-file defect shows, and the test gaps folded into it.
+fn also(out: &mut String, p: &Published) {
+    if !p.also_at.is_empty() {
+        let at: Vec<String> = p.also_at.iter().map(|a| code(a)).collect();
+        let _ = write!(out, "**Also at** {} (the same defect; this is its only comment).\n\n", at.join(", "));
+    }
+    for line in &p.unvalidated {
+        let _ = write!(out, "**Also raised, not validated:** {}\n\n", paragraph(line));
+    }
 }
 
 /// The header and the (escaped) claim of a body [`inline`] wrote.

@@ -29,6 +29,7 @@ fn hostile_finding(text: &str) -> Published {
     Published {
         id: "f1".into(),
         reviewer: "correctness".into(),
+        raised_by: vec!["correctness".into()],
         lens: Lens::FailureScenario,
         location: "src/app.py:4".into(),
         inline: false,
@@ -39,6 +40,8 @@ fn hostile_finding(text: &str) -> Published {
         validator_evidence: format!("src/app.py:4 {text}"),
         gap: Some(text.into()),
         read: vec![],
+        also_at: Vec::new(),
+        unvalidated: Vec::new(),
     }
 }
 

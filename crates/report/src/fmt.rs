@@ -13,9 +13,26 @@ pub(crate) fn short_rev(rev: &str) -> &str {
 
 pub(crate) fn funnel(f: &Funnel) -> String {
     format!(
-        "candidates {} → grounded {} → survived {} → published {}",
-        f.candidates, f.grounded, f.survived, f.published
+        "candidates {} → grounded {} → clustered {} → survived {} → published {}",
+        f.candidates, f.grounded, f.clustered, f.survived, f.published
     )
+}
+
+/// Every reviewer that raised a finding, comma-separated.
+pub(crate) fn raised_by(p: &gauntlet_review::review::Published) -> String {
+    if p.raised_by.is_empty() { p.reviewer.clone() } else { p.raised_by.join(", ") }
+}
+
+/// The validator sessions line under the usage table; `None` when none ran.
+pub(crate) fn sessions(review: &Review) -> Option<String> {
+    let s = review.validator_sessions;
+    (s.run > 0).then(|| {
+        let recheck = if s.rechecked { ", rubber-stamp re-check included" } else { "" };
+        format!(
+            "validator sessions {}{recheck}; {} saved by validating each cluster once instead of each candidate",
+            s.run, s.saved
+        )
+    })
 }
 
 /// Milliseconds as `850ms`, `12.3s` or `2m05s`.

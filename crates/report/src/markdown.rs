@@ -85,14 +85,15 @@ fn findings_table(out: &mut String, published: &[Published]) {
 }
 
 fn details(out: &mut String, label: &str, p: &Published) {
+    let raised_by: Vec<String> = fmt::raised_by(p).split(", ").map(code).collect();
     let _ = writeln!(out, "#### {label} {} · {}\n", p.severity.as_str(), code(&p.location));
     if !p.inline {
         out.push_str("_Outside the diff: overview._\n\n");
     }
     let _ = writeln!(
         out,
-        "Reviewer {} · lens {} · confidence {} · id {}\n",
-        code(&p.reviewer),
+        "Raised by {} · lens {} · confidence {} · id {}\n",
+        raised_by.join(", "),
         p.lens.as_str(),
         p.confidence,
         code(&p.id)
@@ -107,6 +108,13 @@ fn details(out: &mut String, label: &str, p: &Published) {
     if !p.read.is_empty() {
         let files: Vec<String> = p.read.iter().map(|f| code(f)).collect();
         let _ = writeln!(out, "**Validator read:** {}\n", files.join(", "));
+    }
+    if !p.also_at.is_empty() {
+        let at: Vec<String> = p.also_at.iter().map(|a| code(a)).collect();
+        let _ = writeln!(out, "**Also at:** {}\n", at.join(", "));
+    }
+    for line in &p.unvalidated {
+        let _ = writeln!(out, "**Also raised, not validated:** {}\n", paragraph(line));
     }
 }
 
@@ -184,6 +192,9 @@ fn usage(out: &mut String, review: &Review) {
             let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
         out.push('\n');
+    }
+    if let Some(line) = fmt::sessions(review) {
+        let _ = writeln!(out, "{}\n", capitalise(&line));
     }
     let _ = writeln!(out, "Total wall time: {}", fmt::wall(review.wall_ms));
 }

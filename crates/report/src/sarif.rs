@@ -93,11 +93,27 @@ fn result(p: &Published, rules: &[String]) -> Value {
             "severity": p.severity.as_str(),
             "confidence": p.confidence,
             "reviewer": p.reviewer,
+            "raisedBy": crate::fmt::raised_by(p).split(", ").collect::<Vec<_>>(),
             "lens": p.lens.as_str(),
             "inline": p.inline,
             "validatorEvidence": p.validator_evidence,
         },
     });
+    let related: Vec<Value> = p
+        .also_at
+        .iter()
+        .filter_map(|a| Location::parse(a))
+        .enumerate()
+        .map(|(i, at)| {
+            json!({ "id": i + 1, "message": { "text": "the same defect shows here too" }, "physicalLocation": {
+                "artifactLocation": { "uri": uri(&at.path), "uriBaseId": "%SRCROOT%" },
+                "region": { "startLine": at.start, "endLine": at.end },
+            }})
+        })
+        .collect();
+    if !related.is_empty() {
+        result["relatedLocations"] = json!(related);
+    }
     if let Some(location) = Location::parse(&p.location) {
         result["locations"] = json!([{ "physicalLocation": {
             "artifactLocation": { "uri": uri(&location.path), "uriBaseId": "%SRCROOT%" },

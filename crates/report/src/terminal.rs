@@ -110,7 +110,7 @@ fn finding(out: &mut Out, p: &Published) {
     if !p.inline {
         head.push_str(" (outside the diff: overview)");
     }
-    let _ = write!(head, "  {} / {}  confidence {}", one_line(&p.reviewer), p.lens.as_str(), p.confidence);
+    let _ = write!(head, "  {} / {}  confidence {}", one_line(&fmt::raised_by(p)), p.lens.as_str(), p.confidence);
     let id = out.paint(&format!("[{}]", one_line(&p.id)), DIM);
     out.line("");
     out.line(&format!("{head}  {id}"));
@@ -123,6 +123,12 @@ fn finding(out: &mut Out, p: &Published) {
     }
     if !p.read.is_empty() {
         labelled(out, "read", &p.read.join(", "));
+    }
+    if !p.also_at.is_empty() {
+        labelled(out, "also at", &p.also_at.join(", "));
+    }
+    for line in &p.unvalidated {
+        labelled(out, "also raised, not validated", line);
     }
 }
 
@@ -202,6 +208,9 @@ fn usage(out: &mut Out, review: &Review) {
         }
     }
     out.line("");
+    if let Some(line) = fmt::sessions(review) {
+        out.line(&line);
+    }
     out.line(&format!("total wall time {}", fmt::wall(review.wall_ms)));
 }
 

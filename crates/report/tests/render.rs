@@ -41,6 +41,7 @@ fn published_inline() -> Published {
     Published {
         id: "3f2a9c01d4e5b6a7".into(),
         reviewer: "correctness".into(),
+        raised_by: vec!["correctness".into(), "security-privacy".into()],
         lens: Lens::FailureScenario,
         location: "src/auth/session.rs:88".into(),
         inline: true,
@@ -51,6 +52,8 @@ fn published_inline() -> Published {
         validator_evidence: "No guard elsewhere: `authorize` (src/auth/mod.rs:40) calls `check` and trusts its Ok.\nThe comparison was `<` before this change.".into(),
         gap: None,
         read: vec!["src/auth/mod.rs".into(), "src/auth/session.rs".into()],
+        also_at: Vec::new(),
+        unvalidated: Vec::new(),
     }
 }
 
@@ -58,6 +61,7 @@ fn published_overview() -> Published {
     Published {
         id: "a1b2c3d4e5f60718".into(),
         reviewer: "contract-drift".into(),
+        raised_by: vec!["contract-drift".into()],
         lens: Lens::BlastRadius,
         location: "web/src/api/client.ts:41".into(),
         inline: false,
@@ -68,6 +72,8 @@ fn published_overview() -> Published {
         validator_evidence: "The client is in this repo and was not changed; no adapter maps items to results.".into(),
         gap: None,
         read: Vec::new(),
+        also_at: Vec::new(),
+        unvalidated: Vec::new(),
     }
 }
 
@@ -75,6 +81,7 @@ fn unverified() -> Published {
     Published {
         id: "77e1aa90c3b2d415".into(),
         reviewer: "security-and-privacy".into(),
+        raised_by: vec!["security-and-privacy".into()],
         lens: Lens::HiddenAssumption,
         location: "src/api/users.rs:23".into(),
         inline: true,
@@ -85,6 +92,8 @@ fn unverified() -> Published {
         validator_evidence: "Disproved: the gateway enforces ownership.".into(),
         gap: Some("disproof cited gateway/policy.rego:12, which the validator never read".into()),
         read: vec!["src/api/users.rs".into()],
+        also_at: Vec::new(),
+        unvalidated: Vec::new(),
     }
 }
 
@@ -126,7 +135,8 @@ fn full() -> Review {
             finding: None,
             message: "provider error: 529 overloaded (after 3 attempts)".into(),
         }],
-        funnel: Funnel { candidates: 9, grounded: 6, survived: 3, published: 2 },
+        funnel: Funnel { candidates: 9, grounded: 6, clustered: 5, survived: 3, published: 2 },
+        validator_sessions: gauntlet_review::review::Sessions { run: 6, saved: 1, rechecked: false },
         usage: vec![
             usage("find", "standard", 4, 182_400, Some(0.6123), 31_200),
             usage("validate", "standard", 6, 96_000, Some(0.3011), 14_900),
@@ -154,7 +164,7 @@ fn skipped() -> Review {
 
 fn clean() -> Review {
     Review {
-        funnel: Funnel { candidates: 2, grounded: 2, survived: 0, published: 0 },
+        funnel: Funnel { candidates: 2, grounded: 2, clustered: 2, survived: 0, published: 0 },
         usage: vec![usage("find", "standard", 2, 40_000, Some(0.1402), 9_300)],
         reviewers: vec!["correctness".into(), "tests".into()],
         wall_ms: 9_412,
@@ -296,7 +306,7 @@ fn clean_says_no_findings_and_skipped_does_not() {
         assert!(render(&clean(), format, &PLAIN).contains("No findings."));
         let skipped = render(&skipped(), format, &PLAIN);
         assert!(!skipped.contains("No findings"), "{format}");
-        assert!(skipped.contains("candidates 0 → grounded 0 → survived 0 → published 0"));
+        assert!(skipped.contains("candidates 0 → grounded 0 → clustered 0 → survived 0 → published 0"));
     }
 }
 

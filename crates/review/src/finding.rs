@@ -44,6 +44,13 @@ pub struct Judged {
     pub gap: Option<String>,
     /// Files the validator read through its tools, sorted.
     pub read: Vec<String>,
+    /// Every reviewer whose candidate is in this finding's cluster, sorted (the
+    /// finding's own reviewer alone when it was not clustered).
+    pub raised_by: Vec<String>,
+    /// Where else the defect shows: the cluster's locations in other files.
+    pub also_at: Vec<String>,
+    /// Test gaps folded into this finding, never validated: "`tests` at path:LINE: claim".
+    pub unvalidated: Vec<String>,
 }
 
 /// Why a finding was not published.
@@ -62,6 +69,9 @@ pub enum DropReason {
     UnverifiedDisproof,
     /// The validator failed twice (contract violation or provider error).
     NotValidated,
+    /// Describes the same defect as another candidate of its cluster, which was
+    /// validated (and published, when it survived) in its place.
+    Clustered,
 }
 
 /// A finding that was not published, and why.

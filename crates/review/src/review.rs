@@ -23,6 +23,8 @@ pub struct Review {
     pub gaps: Vec<Gap>,
     pub funnel: Funnel,
     pub usage: Vec<StepUsage>,
+    /// Validator sessions run, and how many clustering saved.
+    pub validator_sessions: Sessions,
     /// Reviewers that ran, in order.
     pub reviewers: Vec<String>,
     /// Things the reader should know about how the run went (rubber-stamp re-check, ...).
@@ -78,8 +80,12 @@ pub struct Skip {
 /// A finding as reported.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Published {
+    /// The cluster's fingerprint: stable across runs whoever raised the defect.
     pub id: String,
+    /// The reviewer whose wording was validated and is shown.
     pub reviewer: String,
+    /// Every reviewer that raised this defect, sorted; agreement never raises confidence.
+    pub raised_by: Vec<String>,
     pub lens: Lens,
     pub location: String,
     pub inline: bool,
@@ -94,6 +100,12 @@ pub struct Published {
     /// Files the validator read through its tools (absent when it read none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub read: Vec<String>,
+    /// Other files the same defect shows in (a cross-file twin), as `path:LINE`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_at: Vec<String>,
+    /// Test gaps about this defect, folded in without validation.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unvalidated: Vec<String>,
 }
 
 impl From<&Judged> for Published {
@@ -102,6 +114,7 @@ impl From<&Judged> for Published {
         Published {
             id: f.id.clone(),
             reviewer: f.reviewer.clone(),
+            raised_by: j.raised_by.clone(),
             lens: f.lens,
             location: f.location.to_string(),
             inline: f.inline,
@@ -112,6 +125,8 @@ impl From<&Judged> for Published {
             validator_evidence: j.validator_evidence.clone(),
             gap: j.gap.clone(),
             read: j.read.clone(),
+            also_at: j.also_at.clone(),
+            unvalidated: j.unvalidated.clone(),
         }
     }
 }
@@ -170,6 +185,8 @@ pub fn name_findings<'a>(gaps: &mut [Gap], findings: impl IntoIterator<Item = &'
 pub struct Funnel {
     pub candidates: usize,
     pub grounded: usize,
+    /// Clusters the grounded candidates formed (one per defect, validated once).
+    pub clustered: usize,
     pub survived: usize,
     pub published: usize,
 }
@@ -188,6 +205,17 @@ pub struct StepUsage {
     /// Estimated cost in USD; `null` when the model's price is unknown.
     pub cost: Option<f64>,
     pub wall_ms: u64,
+}
+
+/// Validator sessions of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Sessions {
+    /// Sessions started: representatives, next members after a disproof, re-checks.
+    pub run: usize,
+    /// Sessions one per grounded candidate (and per re-check) would have added.
+    pub saved: usize,
+    /// Whether the rubber-stamp re-check ran.
+    pub rechecked: bool,
 }
 
 #[cfg(test)]

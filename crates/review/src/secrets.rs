@@ -328,6 +328,7 @@ pub fn findings(secrets: &[Secret]) -> Vec<Published> {
             Published {
                 id: Finding::fingerprint(REVIEWER, &s.path, lens, &format!("{} {}", s.hit.kind, s.masked_line)),
                 reviewer: REVIEWER.into(),
+                raised_by: vec![REVIEWER.into()],
                 lens,
                 location: format!("{}:{}", s.path, s.line),
                 inline: true,
@@ -346,6 +347,8 @@ pub fn findings(secrets: &[Secret]) -> Vec<Published> {
                 ),
                 gap: None,
                 read: Vec::new(),
+                also_at: Vec::new(),
+                unvalidated: Vec::new(),
             }
         })
         .collect()

@@ -25,6 +25,9 @@ fn judged(id: &str, loc: (&str, u32, u32), claim: &str, severity: Severity, conf
         validator_evidence: format!("src/a.rs:{start} `x`"),
         gap: None,
         read: Vec::new(),
+        raised_by: vec!["correctness".into()],
+        also_at: Vec::new(),
+        unvalidated: Vec::new(),
     }
 }
 

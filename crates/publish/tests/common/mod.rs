@@ -17,6 +17,7 @@ pub fn finding(path: &str, line: u32, evidence: &str, claim: &str, severity: Sev
     Published {
         id: Finding::fingerprint("correctness", path, lens, evidence),
         reviewer: "correctness".into(),
+        raised_by: vec!["correctness".into()],
         lens,
         location: format!("{path}:{line}"),
         inline: true,
@@ -27,6 +28,8 @@ pub fn finding(path: &str, line: u32, evidence: &str, claim: &str, severity: Sev
         validator_evidence: format!("{path}:{line} the code does what the claim says"),
         gap: None,
         read: Vec::new(),
+        also_at: Vec::new(),
+        unvalidated: Vec::new(),
     }
 }
 
@@ -50,6 +53,7 @@ pub fn review(published: Vec<Published>) -> Review {
         funnel: Funnel {
             candidates: published.len(),
             grounded: published.len(),
+            clustered: published.len(),
             survived: published.len(),
             published: published.len(),
         },

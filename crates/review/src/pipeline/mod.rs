@@ -7,6 +7,7 @@ mod ask;
 mod budget;
 mod chunk;
 mod find;
+mod judge;
 mod validate;
 
 pub use crate::part::PartFile;
@@ -303,7 +304,7 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     }
     review.funnel.grounded = grounded.len();
 
-    let judged = validate::run_all(&ctxs, &grounded, &mut review).await;
+    let judged = judge::run_all(&ctxs, &grounded, &mut review).await;
     review.gaps.extend(session_gaps.into_inner().expect("gaps lock"));
     crate::review::name_findings(&mut review.gaps, grounded.iter().map(|(_, f)| f));
     review.funnel.survived = judged.iter().filter(|j| j.verdict == VerdictKind::Survives).count();
@@ -384,6 +385,9 @@ pub(crate) fn not_validated(f: &Finding, message: &str) -> Dropped {
             validator_evidence: String::new(),
             gap: None,
             read: Vec::new(),
+            raised_by: vec![f.reviewer.clone()],
+            also_at: Vec::new(),
+            unvalidated: Vec::new(),
         },
         DropReason::NotValidated,
         message,

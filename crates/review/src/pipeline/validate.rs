@@ -1,99 +1,22 @@
-//! Validate: one fresh session per finding tries to disprove it, reading more code
+//! Validate: one fresh session per finding (a cluster's representative, see
+//! [`super::judge`]) tries to disprove it, reading more code
 //! through tools where the provider has them. Code then checks that a disproof
 //! rests on text the validator was shown or read; an unchecked disproof is re-asked
 //! once and otherwise kept as `survives` with the gap recorded.
 
+use super::Ctx;
 use super::ask::{Failure, ask};
 use super::find::step_limit_gap;
-use super::{Ctx, not_validated};
 use crate::contract::{Verdict, VerdictKind, parse_verdict, verdict_schema};
 use crate::enclosing::enclosing;
 use crate::finding::{Finding, Judged};
 use crate::ground::check_disproof;
-use crate::progress::{Counter, Event, REVALIDATE, VALIDATE};
-use crate::review::{Gap, Review};
 use crate::shown::Shown;
 use crate::tools::Toolbox;
-use futures::StreamExt;
 use gauntlet_model::{Request, Schema, Turn};
 
 /// Confidence given to a survivor whose disproof could not be checked.
 const UNVERIFIED_CONFIDENCE: u8 = 25;
-/// A rubber stamp is suspected when this many candidates all survive.
-const RUBBER_STAMP_MIN: usize = 3;
-
-pub(crate) async fn run_all(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], review: &mut Review) -> Vec<Judged> {
-    let mut results = pass(ctxs, grounded, false).await;
-    let answered = results.iter().filter(|r| r.is_ok()).count();
-    let disproved = results.iter().filter(|r| matches!(r, Ok(j) if j.verdict == VerdictKind::Disproved)).count();
-    if answered >= RUBBER_STAMP_MIN && disproved == 0 {
-        review.notes.push(format!(
-            "rubber-stamp check: the validator disproved none of {answered} findings, so every finding was validated \
-             again with a stricter instruction; the second answers stand"
-        ));
-        let second = pass(ctxs, grounded, true).await;
-        results = results
-            .into_iter()
-            .zip(second)
-            .zip(grounded)
-            .map(|((first, second), (_, f))| match (first, second) {
-                (_, Ok(j)) => Ok(j),
-                // A re-check that could not run leaves the first answer, with the gap said.
-                (Ok(j), Err(message)) => {
-                    review.gaps.push(Gap {
-                        step: "revalidate".into(),
-                        reviewer: Some(f.reviewer.clone()),
-                        finding: Some(f.id.clone()),
-                        message: format!("the stricter re-check did not run ({message}); the first answer stands"),
-                    });
-                    Ok(j)
-                }
-                (Err(e), Err(_)) => Err(e),
-            })
-            .collect();
-    }
-    let mut judged = Vec::new();
-    for ((_, finding), result) in grounded.iter().zip(results) {
-        match result {
-            Ok(j) => judged.push(j),
-            Err(message) => {
-                review.dropped.push(not_validated(finding, &message));
-                review.gaps.push(Gap {
-                    step: "validate".into(),
-                    reviewer: Some(finding.reviewer.clone()),
-                    finding: Some(finding.id.clone()),
-                    message,
-                });
-            }
-        }
-    }
-    judged
-}
-
-async fn pass(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], strict: bool) -> Vec<Result<Judged, Failure>> {
-    let concurrency = ctxs.first().map_or(1, |c| c.opts.concurrency.max(1));
-    let progress = ctxs.first().map(|c| c.opts.progress.clone()).unwrap_or_default();
-    let step = if strict { REVALIDATE } else { VALIDATE };
-    progress.event(&Event::StepStarted { step, total: grounded.len() });
-    let counter = Counter::new(grounded.len());
-    let mut out: Vec<(usize, Result<Judged, Failure>)> = futures::stream::iter(grounded.iter().enumerate())
-        .map(|(i, (part, f))| {
-            let (counter, progress) = (&counter, &progress);
-            async move {
-                let result = one(&ctxs[*part], f, strict).await;
-                let (done, total, judged) = (counter.tick(), counter.total, result.is_ok());
-                progress.event(&Event::ValidationDone { done, total, judged });
-                (i, result)
-            }
-        })
-        .buffer_unordered(concurrency)
-        .collect()
-        .await;
-    progress.event(&Event::StepFinished { step });
-    out.sort_by_key(|(i, _)| *i);
-    out.into_iter().map(|(_, r)| r).collect()
-}
-
 /// Definitions longer than this are not widened into a validator's region.
 const MAX_ENCLOSING_LINES: u32 = 400;
 
@@ -184,7 +107,7 @@ fn disproof_gap(ctx: &Ctx<'_>, region: &Shown, tools: &Option<Toolbox<'_>>, v: &
     check_disproof(&v.evidence, &records).err()
 }
 
-async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure> {
+pub(crate) async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure> {
     let tier = ctx.opts.route(ctx.opts.validator_tier);
     let mut tools = ctx.toolbox(tier);
     let region = region(ctx, f, tools.is_some());
@@ -229,6 +152,9 @@ async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure
             validator_evidence: verdict.evidence,
             gap: None,
             read,
+            raised_by: vec![f.reviewer.clone()],
+            also_at: Vec::new(),
+            unvalidated: Vec::new(),
         },
         Some(reason) => Judged {
             finding: f.clone(),
@@ -237,6 +163,9 @@ async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure
             validator_evidence: verdict.evidence,
             gap: Some(reason),
             read,
+            raised_by: vec![f.reviewer.clone()],
+            also_at: Vec::new(),
+            unvalidated: Vec::new(),
         },
     })
 }

@@ -1,0 +1,321 @@
+//! Judge: cluster the grounded candidates ([`crate::cluster`]), validate one member
+//! per cluster, re-check when adjudication would drop nothing, and fold test gaps
+//! into the defects they are about.
+//!
+//! A cluster's members are validated one at a time in their validation order: the
+//! representative first, the next member only when it was disproved, until one
+//! survives or all are disproved. Each validator sees the bare claim of the member
+//! it judges, never the other members or how many reviewers agreed. The published
+//! finding carries the cluster's fingerprint, its highest severity and every
+//! reviewer that raised it.
+
+use super::ask::Failure;
+use super::validate::one;
+use super::{Ctx, not_validated};
+use crate::adjudicate::adjudicate;
+use crate::cluster::{self, Cluster, IndentRegions, Regions};
+use crate::contract::VerdictKind;
+use crate::finding::{DropReason, Dropped, Finding, Judged};
+use crate::ground::bounded;
+use crate::progress::{Counter, Event, REVALIDATE, VALIDATE};
+use crate::review::{Gap, Review};
+use futures::StreamExt;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The rubber-stamp re-check needs at least this many validated clusters.
+pub(crate) const RUBBER_STAMP_MIN: usize = 3;
+
+/// A grounded candidate and the part of the change it came from.
+type Item<'g> = &'g (usize, Finding);
+
+/// A cluster, and the part of the change each member came from.
+struct Group {
+    cluster: Cluster,
+    parts: Vec<usize>,
+}
+
+/// What validating one cluster came to.
+struct Outcome {
+    /// The member whose verdict decides the cluster (its position), and the verdict;
+    /// or the member whose validation failed, and why.
+    result: Result<(usize, Judged), (usize, Failure)>,
+    /// Members disproved before it.
+    disproved: Vec<Judged>,
+    sessions: usize,
+}
+
+pub(crate) async fn run_all(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], review: &mut Review) -> Vec<Judged> {
+    let Some(first) = ctxs.first() else { return Vec::new() };
+    let threshold = first.opts.threshold;
+    let regions = regions_of(first, grounded);
+    let (held, rest) = hold_test_gaps(grounded, &regions);
+    let groups = make_groups(&rest, &regions);
+    review.funnel.clustered = groups.len();
+    let mut outcomes = validate(ctxs, &groups).await;
+    let mut sessions: usize = outcomes.iter().map(|o| o.sessions).sum();
+    let rechecked = would_drop_nothing(&outcomes, threshold);
+    if rechecked {
+        sessions += recheck(ctxs, &groups, &mut outcomes, review).await;
+    }
+    let mut judged = settle(&groups, outcomes, review);
+    sessions += fold(ctxs, &groups, held, &regions, &mut judged, review).await;
+    let one_each = grounded.len() * if rechecked { 2 } else { 1 };
+    review.validator_sessions.run = sessions;
+    review.validator_sessions.saved = one_each.saturating_sub(sessions);
+    review.validator_sessions.rechecked = rechecked;
+    judged
+}
+
+/// Regions from the head texts of the files the candidates are located in.
+fn regions_of(ctx: &Ctx<'_>, grounded: &[(usize, Finding)]) -> IndentRegions {
+    let paths: Vec<&str> =
+        grounded.iter().map(|(_, f)| f.location.path.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
+    let texts = ctx.input.head.texts(&paths);
+    IndentRegions::new(paths.iter().zip(texts).filter_map(|(p, t)| Some((p.to_string(), t?))).collect())
+}
+
+/// Test gaps that name the code of another candidate wait until it is known whether
+/// that defect is published; the rest are candidates like any other.
+fn hold_test_gaps<'g>(grounded: &'g [(usize, Finding)], regions: &dyn Regions) -> (Vec<Item<'g>>, Vec<Item<'g>>) {
+    let (gaps, mut rest): (Vec<_>, Vec<_>) = grounded.iter().partition(|(_, f)| cluster::is_test_gap(f));
+    if gaps.is_empty() {
+        return (gaps, rest);
+    }
+    let others: Vec<Finding> = rest.iter().map(|(_, f)| f.clone()).collect();
+    let clusters = cluster::cluster(&others, regions);
+    let (held, free): (Vec<_>, Vec<_>) =
+        gaps.into_iter().partition(|(_, f)| cluster::fold_target(f, &clusters).is_some());
+    rest.extend(free);
+    (held, rest)
+}
+
+fn make_groups(items: &[Item<'_>], regions: &dyn Regions) -> Vec<Group> {
+    let findings: Vec<Finding> = items.iter().map(|(_, f)| f.clone()).collect();
+    let mut groups: Vec<Group> = cluster::groups(&findings, regions)
+        .into_iter()
+        .map(|g| {
+            let members: Vec<Finding> = g.iter().map(|&i| findings[i].clone()).collect();
+            let cluster = Cluster { id: cluster::fingerprint(&members), members };
+            Group { cluster, parts: g.iter().map(|&i| items[i].0).collect() }
+        })
+        .collect();
+    // Two defects in one file quoting the same names would share a fingerprint (and a
+    // comment marker): those take the members' quotes into the hash as well.
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for g in &groups {
+        *seen.entry(g.cluster.id.clone()).or_default() += 1;
+    }
+    for g in &mut groups {
+        if seen[&g.cluster.id] > 1 {
+            let quotes: Vec<String> = g.cluster.members.iter().map(|m| crate::shown::normalize(&m.evidence)).collect();
+            g.cluster.id = crate::finding::Finding::fingerprint(
+                "cluster",
+                &g.cluster.id,
+                g.cluster.members[0].lens,
+                &quotes.join("\n"),
+            );
+        }
+    }
+    groups
+}
+
+/// Validate every cluster; progress counts clusters, the units this step works on.
+async fn validate(ctxs: &[Ctx<'_>], groups: &[Group]) -> Vec<Outcome> {
+    let concurrency = ctxs.first().map_or(1, |c| c.opts.concurrency.max(1));
+    let progress = ctxs.first().map(|c| c.opts.progress.clone()).unwrap_or_default();
+    progress.event(&Event::StepStarted { step: VALIDATE, total: groups.len() });
+    let counter = Counter::new(groups.len());
+    let mut out: Vec<(usize, Outcome)> = futures::stream::iter(groups.iter().enumerate())
+        .map(|(i, g)| {
+            let (counter, progress) = (&counter, &progress);
+            async move {
+                let outcome = validate_group(ctxs, g).await;
+                let (done, total, judged) = (counter.tick(), counter.total, outcome.result.is_ok());
+                progress.event(&Event::ValidationDone { done, total, judged });
+                (i, outcome)
+            }
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    progress.event(&Event::StepFinished { step: VALIDATE });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, o)| o).collect()
+}
+
+/// Members in order until one survives or all are disproved.
+async fn validate_group(ctxs: &[Ctx<'_>], g: &Group) -> Outcome {
+    let members = &g.cluster.members;
+    let mut disproved = Vec::new();
+    for (i, (f, part)) in members.iter().zip(&g.parts).enumerate() {
+        let sessions = i + 1;
+        match one(&ctxs[*part], f, false).await {
+            Ok(j) if j.verdict == VerdictKind::Disproved && sessions < members.len() => disproved.push(j),
+            Ok(j) => return Outcome { result: Ok((i, j)), disproved, sessions },
+            Err(e) => return Outcome { result: Err((i, e)), disproved, sessions },
+        }
+    }
+    Outcome { result: Err((0, "a cluster without members".into())), disproved, sessions: 0 }
+}
+
+/// Adjudication at `threshold` would drop nothing: among three or more validated
+/// clusters, none was disproved (not even a member before the one that survived)
+/// and every one survived at or above the threshold with no evidence gap.
+fn would_drop_nothing(outcomes: &[Outcome], threshold: u8) -> bool {
+    let answered: Vec<&Judged> = outcomes.iter().filter_map(|o| o.result.as_ref().ok().map(|(_, j)| j)).collect();
+    answered.len() >= RUBBER_STAMP_MIN
+        && outcomes.iter().all(|o| o.disproved.is_empty())
+        && answered.iter().all(|j| j.verdict == VerdictKind::Survives && j.gap.is_none() && j.confidence >= threshold)
+}
+
+/// Validate each decided member again with the stricter instruction; the second
+/// answer stands. Returns the sessions started.
+async fn recheck(ctxs: &[Ctx<'_>], groups: &[Group], outcomes: &mut [Outcome], review: &mut Review) -> usize {
+    let answered = outcomes.iter().filter(|o| o.result.is_ok()).count();
+    review.notes.push(format!(
+        "rubber-stamp check: adjudication at the threshold would have dropped none of {answered} validated \
+         findings, so each was validated again with a stricter instruction; the second answers stand"
+    ));
+    let concurrency = ctxs.first().map_or(1, |c| c.opts.concurrency.max(1));
+    let todo: Vec<(usize, usize)> =
+        outcomes.iter().enumerate().filter_map(|(k, o)| o.result.as_ref().ok().map(|(i, _)| (k, *i))).collect();
+    let progress = ctxs.first().map(|c| c.opts.progress.clone()).unwrap_or_default();
+    progress.event(&Event::StepStarted { step: REVALIDATE, total: todo.len() });
+    let counter = Counter::new(todo.len());
+    let second: Vec<(usize, Result<Judged, Failure>)> = futures::stream::iter(todo.iter().copied())
+        .map(|(k, i)| {
+            let g = &groups[k];
+            let (counter, progress) = (&counter, &progress);
+            async move {
+                let result = one(&ctxs[g.parts[i]], &g.cluster.members[i], true).await;
+                let (done, total, judged) = (counter.tick(), counter.total, result.is_ok());
+                progress.event(&Event::ValidationDone { done, total, judged });
+                (k, result)
+            }
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    progress.event(&Event::StepFinished { step: REVALIDATE });
+    for (k, result) in second {
+        let Ok((_, first)) = &mut outcomes[k].result else { continue };
+        match result {
+            Ok(j) => *first = j,
+            Err(message) => review.gaps.push(Gap {
+                step: "revalidate".into(),
+                reviewer: Some(first.finding.reviewer.clone()),
+                finding: Some(groups[k].cluster.id.clone()),
+                message: format!("the stricter re-check did not run ({message}); the first answer stands"),
+            }),
+        }
+    }
+    todo.len()
+}
+
+/// One judged finding per answered cluster; every other member ends in `dropped`
+/// with its reason, so each candidate is accounted for exactly once.
+fn settle(groups: &[Group], outcomes: Vec<Outcome>, review: &mut Review) -> Vec<Judged> {
+    let mut judged = Vec::new();
+    for (g, o) in groups.iter().zip(outcomes) {
+        let c = &g.cluster;
+        for d in &o.disproved {
+            let detail =
+                format!("{} (the next member of cluster {} was validated)", bounded(&d.validator_evidence), c.id);
+            review.dropped.push(Dropped::of(d, DropReason::Disproved, detail));
+        }
+        let decided = match &o.result {
+            Ok((i, _)) | Err((i, _)) => *i,
+        };
+        for m in c.members.iter().skip(decided + 1) {
+            review.dropped.push(clustered(m, c, &c.members[decided], o.result.is_ok()));
+        }
+        match o.result {
+            Ok((i, mut j)) => {
+                j.finding.id = c.id.clone();
+                j.finding.severity = c.severity();
+                j.raised_by = c.raised_by();
+                j.also_at = c.also_at(&c.members[i]).iter().map(ToString::to_string).collect();
+                judged.push(j);
+            }
+            Err((i, message)) => {
+                let f = &c.members[i];
+                review.dropped.push(not_validated(f, &message));
+                review.gaps.push(Gap {
+                    step: "validate".into(),
+                    reviewer: Some(f.reviewer.clone()),
+                    finding: Some(c.id.clone()),
+                    message,
+                });
+            }
+        }
+    }
+    judged
+}
+
+fn clustered(m: &Finding, c: &Cluster, decided: &Finding, answered: bool) -> Dropped {
+    let how = if answered { "validated once for the cluster" } else { "whose validation failed" };
+    Dropped {
+        reason: if answered { DropReason::Clustered } else { DropReason::NotValidated },
+        detail: format!("same defect as cluster {} ({} at {}), {how}", c.id, decided.reviewer, decided.location),
+        reviewer: m.reviewer.clone(),
+        location: m.location.to_string(),
+        claim: m.claim.clone(),
+        severity: m.severity,
+        confidence: None,
+    }
+}
+
+/// Held test gaps become unvalidated lines of the published finding whose code
+/// they name; a gap whose defect was not published is validated like any other
+/// candidate. Returns the sessions started.
+async fn fold(
+    ctxs: &[Ctx<'_>],
+    groups: &[Group],
+    held: Vec<Item<'_>>,
+    regions: &dyn Regions,
+    judged: &mut Vec<Judged>,
+    review: &mut Review,
+) -> usize {
+    if held.is_empty() {
+        return 0;
+    }
+    let threshold = ctxs[0].opts.threshold;
+    let published: BTreeSet<String> =
+        adjudicate(judged, threshold).published.into_iter().map(|j| j.finding.id).collect();
+    let targets: Vec<Cluster> =
+        groups.iter().map(|g| g.cluster.clone()).filter(|c| published.contains(&c.id)).collect();
+    let mut free = Vec::new();
+    for item in held {
+        let gap = &item.1;
+        let Some(t) = cluster::fold_target(gap, &targets) else {
+            free.push(item);
+            continue;
+        };
+        let id = &targets[t].id;
+        if let Some(j) = judged.iter_mut().find(|j| &j.finding.id == id) {
+            j.unvalidated.push(format!("`{}` at {}: {}", gap.reviewer, gap.location, gap.claim));
+            if !j.raised_by.contains(&gap.reviewer) {
+                j.raised_by.push(gap.reviewer.clone());
+                j.raised_by.sort();
+            }
+        }
+        review.dropped.push(Dropped {
+            reason: DropReason::Clustered,
+            detail: format!("a test gap of cluster {id}, shown there as not validated"),
+            reviewer: gap.reviewer.clone(),
+            location: gap.location.to_string(),
+            claim: gap.claim.clone(),
+            severity: gap.severity,
+            confidence: None,
+        });
+    }
+    if free.is_empty() {
+        return 0;
+    }
+    let groups = make_groups(&free, regions);
+    review.funnel.clustered += groups.len();
+    let outcomes = validate(ctxs, &groups).await;
+    let sessions = outcomes.iter().map(|o| o.sessions).sum();
+    judged.extend(settle(&groups, outcomes, review));
+    sessions
+}
