@@ -145,3 +145,139 @@ async fn three_survivors_all_at_full_confidence_are_checked_again() {
     assert_eq!(report["validator_sessions"], json!({"run": 6, "saved": 0, "rechecked": true}));
     assert!(report["notes"].to_string().contains("rubber-stamp"), "{}", report["notes"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disproved_representative_hands_over_to_the_next_member() {
+    let dir = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
+    let disproved = json!({"verdict": "disproved", "evidence": "src/auth.py:3 `return True` for admins was already there", "confidence": 75});
+    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` now also for non-owners", "confidence": 100});
+    let scripts = vec![
+        finder("correctness", json!([finding("src/auth.py:4", BY_CORRECTNESS, "    return True", "high")])),
+        finder("error-handling", json!([finding("src/auth.py:2-4", BY_ERRORS, "return True", "medium")])),
+        verdict("validate", BY_CORRECTNESS, &[disproved]),
+        verdict("validate", BY_ERRORS, &[survives]),
+    ];
+    let (server, fake) = Fake::start(Wire::Anthropic, scripts).await;
+    let args = ["review", "--format", "json", "--reviewers", "correctness,error-handling"];
+    let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(fake.count("validate"), 2, "the representative, then the next member");
+    let published = report["published"].as_array().unwrap();
+    assert_eq!(published.len(), 1);
+    assert_eq!(published[0]["claim"], BY_ERRORS);
+    assert_eq!(published[0]["severity"], "high", "the cluster's highest severity");
+    assert_eq!(published[0]["raised_by"], json!(["correctness", "error-handling"]));
+    let reasons: Vec<&str> =
+        report["dropped"].as_array().unwrap().iter().map(|d| d["reason"].as_str().unwrap()).collect();
+    assert_eq!(reasons, vec!["disproved"], "the disproved representative is listed: {}", report["dropped"]);
+}
+
+const TEST_BASE: &str =
+    "from src.auth import can_delete\n\n\ndef test_admin_can_delete():\n    assert can_delete(admin, doc)\n";
+const TEST_HEAD: &str = "from src.auth import can_delete\n\n\ndef test_admin_can_delete():\n    assert can_delete(admin, doc)\n\n\ndef test_owner_can_delete():\n    assert can_delete(owner, doc)\n";
+const TEST_GAP: &str = "No test calls `can_delete` with a user who neither owns the document nor is an admin.";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_test_gap_about_a_published_defect_is_a_line_of_it_and_is_not_validated() {
+    let dir = repo(
+        &[("src/auth.py", BASE), ("tests/test_auth.py", TEST_BASE)],
+        &[("src/auth.py", HEAD), ("tests/test_auth.py", TEST_HEAD)],
+    );
+    let mut scripts = one_defect_three_ways();
+    scripts.push(finder(
+        "tests",
+        json!([finding("tests/test_auth.py:8-9", TEST_GAP, "assert can_delete(owner, doc)", "medium")]),
+    ));
+    let (server, fake) = Fake::start(Wire::Anthropic, scripts).await;
+    let args = ["review", "--format", "json", "--reviewers", "correctness,tests"];
+    let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(fake.count("validate"), 1, "the test gap is not validated");
+    let published = report["published"].as_array().unwrap();
+    assert_eq!(published.len(), 1, "{published:?}");
+    let lines = published[0]["unvalidated"].to_string();
+    assert!(lines.contains(TEST_GAP) && lines.contains("tests/test_auth.py:8-9"), "{lines}");
+    assert_eq!(published[0]["raised_by"], json!(["correctness", "tests"]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_test_gap_about_code_with_no_published_defect_is_validated_like_any_finding() {
+    let dir = repo(
+        &[("src/auth.py", BASE), ("tests/test_auth.py", TEST_BASE)],
+        &[("src/auth.py", HEAD), ("tests/test_auth.py", TEST_HEAD)],
+    );
+    let disproved = json!({"verdict": "disproved", "evidence": "src/auth.py:3 `return True` for admins was already there", "confidence": 75});
+    let gap_survives = json!({"verdict": "survives", "evidence": "tests/test_auth.py:8 `assert can_delete(owner, doc)` only covers owners", "confidence": 75});
+    let scripts = vec![
+        finder("correctness", json!([finding("src/auth.py:4", BY_CORRECTNESS, "    return True", "high")])),
+        finder(
+            "tests",
+            json!([finding("tests/test_auth.py:8-9", TEST_GAP, "assert can_delete(owner, doc)", "medium")]),
+        ),
+        verdict("validate", BY_CORRECTNESS, &[disproved]),
+        verdict("validate", TEST_GAP, &[gap_survives]),
+    ];
+    let (server, fake) = Fake::start(Wire::Anthropic, scripts).await;
+    let args = ["review", "--format", "json", "--reviewers", "correctness,tests"];
+    let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(fake.count("validate"), 2);
+    let published = report["published"].as_array().unwrap();
+    assert_eq!(published.len(), 1, "{published:?}");
+    assert_eq!(published[0]["claim"], TEST_GAP);
+}
+
+const USERS_BASE: &str =
+    "def to_json(user):\n    return {\n        \"id\": user.id,\n        \"display_name\": user.display_name,\n    }\n";
+const USERS_HEAD: &str =
+    "def to_json(user):\n    return {\n        \"id\": user.id,\n        \"name\": user.display_name,\n    }\n";
+const CLIENT_BASE: &str = "export async function loadUser(id: string) {\n  const res = await fetch(`/api/users/${id}`);\n  const user = await res.json();\n  return user.display_name;\n}\n";
+const CLIENT_HEAD: &str = "export async function loadUser(id: string) {\n  const res = await fetch(`/api/users/${id}`);\n  const user = await res.json();\n  return user.display_name.trim();\n}\n";
+const RENAMED: &str = "The response key `name` replaces `display_name`, so every client reading the old key breaks.";
+const READER: &str =
+    "`loadUser` reads `user.display_name`, which api/users.py:4 no longer sends; `.trim()` then throws.";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cross_file_twin_is_one_comment_at_the_primary_location_naming_the_other() {
+    let dir = repo(
+        &[("api/users.py", USERS_BASE), ("web/client.ts", CLIENT_BASE)],
+        &[("api/users.py", USERS_HEAD), ("web/client.ts", CLIENT_HEAD)],
+    );
+    let event = tempfile::NamedTempFile::new().unwrap();
+    let (base, head) = (git(dir.path(), &["rev-parse", "main"]), git(dir.path(), &["rev-parse", "HEAD"]));
+    let pr = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head.trim()}, "draft": false, "state": "open", "user": {"login": "alice"}}});
+    std::fs::write(event.path(), pr.to_string()).unwrap();
+    let survives = json!({"verdict": "survives", "evidence": "api/users.py:4 `\"name\": user.display_name,` renames the key", "confidence": 100});
+    let scripts = vec![
+        finder(
+            "correctness",
+            json!([
+                finding("api/users.py:4", RENAMED, "\"name\": user.display_name,", "high"),
+                finding("web/client.ts:4", READER, "return user.display_name.trim();", "medium"),
+            ]),
+        ),
+        verdict("validate", RENAMED, &[survives]),
+    ];
+    let (model, fake) = Fake::start(Wire::Anthropic, scripts).await;
+    let host = fakes::github::start().await;
+    let uri = host.server.uri();
+    let env = [
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_EVENT_NAME", "pull_request"),
+        ("GITHUB_EVENT_PATH", event.path().to_str().unwrap()),
+        ("GITHUB_REPOSITORY", "o/r"),
+        ("GITHUB_API_URL", uri.as_str()),
+        ("GITHUB_TOKEN", "ghs_faketoken123"),
+    ];
+    let args = ["ci", "--reviewers", "correctness"];
+    let (code, _, stderr) = gauntlet_env(dir.path(), Wire::Anthropic, &model, &args, &env).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(fake.count("validate"), 1);
+    let inline = host.inline();
+    assert_eq!(inline.len(), 1, "{inline:?}");
+    assert_eq!((inline[0].path.as_deref(), inline[0].line), (Some("api/users.py"), Some(4)));
+    assert!(inline[0].notes[0].body.contains("web/client.ts:4"), "{}", inline[0].notes[0].body);
+}
