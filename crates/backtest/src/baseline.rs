@@ -92,7 +92,12 @@ pub fn read_findings(text: &str) -> Result<Vec<Reported>, String> {
     let text_of = |f: &serde_json::Value, key: &str| f.get(key).and_then(|v| v.as_str()).unwrap_or("").to_string();
     Ok(list
         .iter()
-        .map(|f| Reported { reviewer: REVIEWER.into(), location: text_of(f, "location"), claim: text_of(f, "claim") })
+        .map(|f| Reported {
+            reviewer: REVIEWER.into(),
+            location: text_of(f, "location"),
+            claim: text_of(f, "claim"),
+            ..Reported::default()
+        })
         .collect())
 }
 

@@ -10,7 +10,8 @@
 //!
 //! [[defects]]
 //! path = "sync/export.py"
-//! lines = [41, 43]          # head lines; a single line may be written `lines = 41`
+//! lines = [41, 43]          # head lines; a single line may be written `lines = 41`,
+//!                           # lines in several runs `lines = [[41, 43], [60, 61]]`
 //! description = "an exception resets the cursor, so the next run resends everything"
 //! also = ["sync/state.py:12"]   # other places that count as finding this defect
 //!
@@ -62,12 +63,13 @@ pub enum Kind {
     Clean,
 }
 
-/// Head lines: `41` or `[41, 43]`.
+/// Head lines: `41`, `[41, 43]`, or runs `[[41, 43], [60, 61]]`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(untagged)]
 enum Lines {
     One(u32),
     Range([u32; 2]),
+    Runs(Vec<[u32; 2]>),
 }
 
 #[derive(Debug, Deserialize)]
@@ -254,19 +256,27 @@ fn check_decoys(decoys: &[String], defects: &[Defect]) -> Result<(), String> {
     Ok(())
 }
 
+/// A defect's lines as its contiguous runs: a finding matches one run, never the
+/// gap between two.
 fn defect(d: &DefectToml) -> Result<Defect, String> {
-    let (start, end) = match d.lines {
-        Lines::One(n) => (n, n),
-        Lines::Range([a, b]) => (a, b),
+    let runs: Vec<(u32, u32)> = match &d.lines {
+        Lines::One(n) => vec![(*n, *n)],
+        Lines::Range([a, b]) => vec![(*a, *b)],
+        Lines::Runs(runs) => runs.iter().map(|[a, b]| (*a, *b)).collect(),
     };
-    if start == 0 || end < start {
+    if runs.is_empty() {
+        return Err(format!("defect in {}: `lines = []` names no line", d.path));
+    }
+    if let Some((start, end)) = runs.iter().find(|(s, e)| *s == 0 || e < s) {
         return Err(format!("defect in {}: lines must be 1-based with start <= end, not {start}-{end}", d.path));
     }
     if d.path.trim().is_empty() || d.description.trim().is_empty() {
         return Err("a defect needs a path and a one-line description".into());
     }
-    let also = d.also.iter().map(|a| location(a, "also")).collect::<Result<Vec<_>, _>>()?;
-    Ok(Defect { at: Location { path: d.path.clone(), start, end }, also, description: d.description.clone() })
+    let at = |(start, end): (u32, u32)| Location { path: d.path.clone(), start, end };
+    let mut also: Vec<Location> = runs[1..].iter().copied().map(at).collect();
+    also.extend(d.also.iter().map(|a| location(a, "also")).collect::<Result<Vec<_>, _>>()?);
+    Ok(Defect { at: at(runs[0]), also, description: d.description.clone() })
 }
 
 fn location(text: &str, field: &str) -> Result<Location, String> {
@@ -301,6 +311,26 @@ mod tests {
         assert_eq!(case.defects[1].at.to_string(), "c.go:9");
         assert_eq!(case.also_real[0].at.to_string(), "a.py:20-21");
         assert!(case.repo.ends_with("a-case/repo.bundle"));
+    }
+
+    #[test]
+    fn a_defect_in_several_runs_is_matched_run_by_run() {
+        let toml = format!(
+            "{HEAD}kind = \"escape\"\n[[defects]]\npath = \"a.py\"\nlines = [[3, 5], [40, 41]]\ndescription = \"d\"\n"
+        );
+        let d = &case_with(&toml).unwrap().defects[0];
+        assert_eq!(d.at.to_string(), "a.py:3-5");
+        assert_eq!(d.also.iter().map(ToString::to_string).collect::<Vec<_>>(), vec!["a.py:40-41"]);
+        let s = crate::score::score_case(std::slice::from_ref(d), &[], &[reported("a.py:20")], 3);
+        assert_eq!(s.caught, 0, "the gap between two runs is not the defect");
+        let s = crate::score::score_case(std::slice::from_ref(d), &[], &[reported("a.py:42")], 3);
+        assert_eq!(s.caught, 1);
+        let empty = format!("{HEAD}kind = \"escape\"\n[[defects]]\npath = \"a.py\"\nlines = []\ndescription = \"d\"\n");
+        assert!(case_with(&empty).unwrap_err().to_string().contains("names no line"));
+    }
+
+    fn reported(location: &str) -> crate::score::Reported {
+        crate::score::Reported { location: location.into(), ..Default::default() }
     }
 
     #[test]

@@ -315,6 +315,7 @@ mod tests {
             corpus: "c".into(),
             provider: "p".into(),
             tolerance: 3,
+            max_span: crate::score::DEFAULT_MAX_SPAN,
             threshold: 75,
             baseline: false,
             shard: None,

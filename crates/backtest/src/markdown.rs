@@ -11,11 +11,12 @@ pub fn render(b: &Backtest) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# Backtest of {}\n\n{} case(s) on {}, tolerance {} lines, threshold {}.",
+        "# Backtest of {}\n\n{} case(s) on {}, tolerance {} lines, findings up to {} lines wide, threshold {}.",
         b.corpus,
         b.cases.len(),
         b.provider,
         b.tolerance,
+        b.max_span,
         b.threshold
     );
     if b.failed > 0 {
@@ -60,12 +61,19 @@ fn spend(s: &Spend) -> String {
     format!("{tokens} tok, {}, {}", cost(s.cost), secs(s.wall_ms))
 }
 
-fn side_rows(side: &Side) -> [String; 8] {
+fn ratio(v: Option<f64>) -> String {
+    v.map_or("–".into(), |v| format!("{v:.2}"))
+}
+
+fn side_rows(side: &Side) -> [String; 11] {
     let (t, s) = (&side.totals, &side.spend);
     [
         format!("{} ({}/{})", pct(t.precision), t.true_positives, t.published),
+        format!("{} ({}/{})", pct(t.precision_per_defect), t.distinct_hits, t.distinct_hits + t.false_positives),
         format!("{} ({}/{})", pct(t.recall), t.caught, t.defects),
         format!("{} ({}/{})", pct(side.candidate_recall), side.candidates_caught, t.defects),
+        format!("{} ({}/{})", ratio(t.comments_per_caught_defect), t.defect_comments, t.caught),
+        t.duplicates.to_string(),
         format!("{} ({} per case)", t.false_positives, t.fp_per_case.map_or("–".into(), |v| format!("{v:.2}"))),
         format!("{}/{}", t.silent_clean, t.clean_cases),
         s.tokens.to_string(),
@@ -74,10 +82,13 @@ fn side_rows(side: &Side) -> [String; 8] {
     ]
 }
 
-const METRICS: [&str; 8] = [
-    "precision",
+const METRICS: [&str; 11] = [
+    "precision per comment",
+    "precision per distinct defect",
     "recall",
     "candidate recall (before validation)",
+    "comments per caught defect",
+    "duplicate comments",
     "false positives",
     "silent clean cases",
     "tokens",
@@ -91,8 +102,20 @@ fn headline(out: &mut String, b: &Backtest) {
     let _ = writeln!(out, "\n## Totals\n");
     let _ = writeln!(
         out,
-        "Pipeline funnel over the scored cases: {} candidates, {} grounded, {} survived, {} published.\n",
-        f.candidates, f.grounded, f.survived, f.published
+        "Pipeline funnel over the scored cases: {} candidates, {} grounded, {} clustered, {} survived, {} \
+         published.\n",
+        f.candidates, f.grounded, f.clustered, f.survived, f.published
+    );
+    let v = &b.validation;
+    let _ = writeln!(
+        out,
+        "Validator sessions: {} ({} per caught defect), {} saved by clustering; the rubber-stamp re-check fired on \
+         {} of {} case(s).\n",
+        v.sessions,
+        ratio(v.per_caught_defect),
+        v.saved,
+        v.rechecks,
+        b.gauntlet.totals.cases
     );
     match (&b.baseline, &b.comparison) {
         (Some(base), Some(c)) => {
@@ -100,8 +123,11 @@ fn headline(out: &mut String, b: &Backtest) {
             let base = side_rows(base);
             let change = [
                 points(c.precision_change),
+                String::new(),
                 points(c.recall_change),
                 points(candidate_change),
+                String::new(),
+                String::new(),
                 c.fp_reduction.map_or("–".into(), |r| {
                     if r >= 0.0 { format!("{:.0}% fewer", r * 100.0) } else { format!("{:.0}% more", -r * 100.0) }
                 }),

@@ -3,7 +3,7 @@
 
 use crate::corpus::{Case, Kind};
 use crate::score::{CaseScore, Comparison, Reported, ReviewerNoise, Spend, Totals, compare, noise_of, totals};
-use gauntlet_review::review::Funnel;
+use gauntlet_review::review::{Funnel, Sessions};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -53,6 +53,8 @@ impl CaseResult {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PipelineResult {
     pub funnel: Funnel,
+    #[serde(default)]
+    pub validator_sessions: Sessions,
     #[serde(flatten)]
     pub score: CaseScore,
     pub spend: Spend,
@@ -103,12 +105,15 @@ pub struct Backtest {
     /// `provider:model` of the standard tier (pipeline and baseline alike).
     pub provider: String,
     pub tolerance: u32,
+    pub max_span: u32,
     pub threshold: u8,
     pub cases: Vec<CaseResult>,
     /// Cases that could not be run (listed with their error in `cases`).
     pub failed: usize,
     /// The pipeline's funnel summed over the scored cases.
     pub funnel: Funnel,
+    /// Validator sessions over the scored cases.
+    pub validation: Validation,
     pub gauntlet: Side,
     pub baseline: Option<Side>,
     pub comparison: Option<Comparison>,
@@ -122,11 +127,24 @@ pub struct Backtest {
     pub notes: Vec<String>,
 }
 
+/// The pipeline's validator sessions over a backtest.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Validation {
+    pub sessions: usize,
+    /// Sessions over defects caught (target on the sample corpus: at most 1.5).
+    pub per_caught_defect: Option<f64>,
+    /// Sessions clustering saved against one per grounded candidate.
+    pub saved: usize,
+    /// Cases on which the rubber-stamp re-check fired.
+    pub rechecks: usize,
+}
+
 /// What describes the run besides its cases.
 pub struct Meta {
     pub corpus: String,
     pub provider: String,
     pub tolerance: u32,
+    pub max_span: u32,
     pub threshold: u8,
     pub baseline: bool,
     pub shard: Option<String>,
@@ -142,11 +160,16 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
     let mut noise: BTreeMap<String, ReviewerNoise> = BTreeMap::new();
     gauntlet.spend.cost = Some(0.0);
     let mut funnel = Funnel::default();
+    let mut validation = Validation::default();
     for (_, g) in &pipeline {
         gauntlet.spend.add(&g.spend);
         gauntlet.candidates_caught += g.candidates_caught;
         funnel.candidates += g.funnel.candidates;
         funnel.grounded += g.funnel.grounded;
+        funnel.clustered += g.funnel.clustered;
+        validation.sessions += g.validator_sessions.run;
+        validation.saved += g.validator_sessions.saved;
+        validation.rechecks += usize::from(g.validator_sessions.rechecked);
         funnel.survived += g.funnel.survived;
         funnel.published += g.funnel.published;
         for r in &g.reviewers {
@@ -178,10 +201,15 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
         corpus: meta.corpus,
         provider: meta.provider,
         tolerance: meta.tolerance,
+        max_span: meta.max_span,
         threshold: meta.threshold,
         failed: cases.iter().filter(|c| c.error.is_some()).count(),
         cases,
         funnel,
+        validation: Validation {
+            per_caught_defect: crate::score::ratio(validation.sessions, gauntlet.totals.caught),
+            ..validation
+        },
         gauntlet,
         baseline,
         comparison,

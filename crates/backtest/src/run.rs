@@ -7,7 +7,7 @@ use crate::baseline;
 use crate::checkout::{CheckoutError, checkout};
 use crate::corpus::Case;
 use crate::report::{BaselineResult, CaseResult, PipelineResult};
-use crate::score::{Reported, Spend, score_case, tally_reviewers};
+use crate::score::{MatchRule, Reported, Spend, score_with, tally_reviewers};
 use gauntlet_change::git::Git;
 use gauntlet_change::{Change, ChangeError, Target};
 use gauntlet_model::Tier;
@@ -50,6 +50,8 @@ pub struct Setup {
     /// Also run the single-pass baseline on every case.
     pub baseline: bool,
     pub tolerance: u32,
+    /// The widest finding (in lines) that can still match a defect.
+    pub max_span: u32,
     /// Cases reviewed at once.
     pub jobs: usize,
     /// A fixed fence boundary (for scripted and replayed runs); random when `None`.
@@ -166,14 +168,15 @@ fn review_case(
         finding: None,
         message,
     }));
-    result.gauntlet = Some(score_pipeline(case, &review, setup.tolerance));
+    let rule = MatchRule { tolerance: setup.tolerance, max_span: setup.max_span };
+    result.gauntlet = Some(score_pipeline(case, &review, rule));
     if setup.baseline {
         let tier = options.route(Tier::Standard);
         let provider = models.get(tier);
         let run = runtime
             .block_on(baseline::run(&change, &input.fence, input.intent.as_ref(), provider, tier, &options.prices))
             .map_err(CaseError::Baseline)?;
-        result.baseline = Some(score_baseline(case, run, setup.tolerance));
+        result.baseline = Some(score_baseline(case, run, rule));
     }
     Ok(())
 }
@@ -243,22 +246,29 @@ fn apply_gate(
     Ok(changed_lines)
 }
 
-fn score_pipeline(case: &Case, review: &Review, tolerance: u32) -> PipelineResult {
+fn score_pipeline(case: &Case, review: &Review, rule: MatchRule) -> PipelineResult {
     let published: Vec<Reported> = review
         .published
         .iter()
-        .map(|p| Reported { reviewer: p.reviewer.clone(), location: p.location.clone(), claim: p.claim.clone() })
+        .map(|p| Reported {
+            reviewer: p.reviewer.clone(),
+            location: p.location.clone(),
+            claim: p.claim.clone(),
+            raised_by: p.raised_by.clone(),
+            also_at: p.also_at.clone(),
+        })
         .collect();
-    let score = score_case(&case.defects, &case.also_real, &published, tolerance);
-    let candidates_caught = score_case(&case.defects, &[], &candidates(review), tolerance).caught;
+    let score = score_with(&case.defects, &case.also_real, &published, rule);
+    let candidates_caught = score_with(&case.defects, &[], &candidates(review), rule).caught;
     let mut noise = BTreeMap::new();
     tally_reviewers(&mut noise, review, &score.true_positives_by_reviewer);
     PipelineResult {
         funnel: review.funnel,
+        validator_sessions: review.validator_sessions,
         spend: Spend::of(review),
         gaps: review.gaps.iter().map(|g| format!("{}: {}", g.step, g.message)).collect(),
         reviewers: noise.into_values().collect(),
-        sweep: crate::sweep::of_case(case, review, tolerance),
+        sweep: crate::sweep::of_case(case, review, rule),
         findings: published,
         score,
         candidates_caught,
@@ -271,14 +281,19 @@ fn candidates(review: &Review) -> Vec<Reported> {
     let kept = review.published.iter().chain(&review.unverified).map(|p| (&p.reviewer, p.location.clone(), &p.claim));
     let dropped = review.dropped.iter().map(|d| (&d.reviewer, d.location.clone(), &d.claim));
     kept.chain(dropped)
-        .map(|(reviewer, location, claim)| Reported { reviewer: reviewer.clone(), location, claim: claim.clone() })
+        .map(|(reviewer, location, claim)| Reported {
+            reviewer: reviewer.clone(),
+            location,
+            claim: claim.clone(),
+            ..Reported::default()
+        })
         .collect()
 }
 
-fn score_baseline(case: &Case, run: baseline::BaselineRun, tolerance: u32) -> BaselineResult {
+fn score_baseline(case: &Case, run: baseline::BaselineRun, rule: MatchRule) -> BaselineResult {
     let u = run.usage;
     BaselineResult {
-        score: score_case(&case.defects, &case.also_real, &run.published, tolerance),
+        score: score_with(&case.defects, &case.also_real, &run.published, rule),
         spend: Spend {
             tokens: u.input + u.cache_read + u.cache_write + u.output,
             cost: run.cost,

@@ -1,13 +1,22 @@
 //! Scoring: pure functions from what a run published and what the case is known to
-//! contain, to true and false positives, recall and the totals. No I/O here.
+//! contain, to what a reader saw: comments that point at a real defect, comments
+//! that point at nothing, and comments that repeat one already made. No I/O here.
 //!
-//! A published finding is a **true positive** when its path is the path of a known
-//! defect (or of one of the defect's `also` locations, or of an `also_real` bug) and
-//! every line it names lies within `tolerance` lines of that range: with tolerance 3,
-//! `a.py:40-44` matches a defect at `a.py:41-43`, `a.py:38-47` does not (a finding
-//! that names half the file has not located anything). **Precision** is true-positive
-//! findings over published findings; **recall** is defects matched by at least one
-//! published finding over known defects (`also_real` bugs count for precision only).
+//! **The match rule.** A published finding (a comment) hits a known defect when it
+//! names the defect's path (or an `also` location's, or an `also_real` bug's), its
+//! range intersects one contiguous run of the defect's lines widened by `tolerance`
+//! on each side, and it spans at most `max_span` lines. So `cache.py:46-55` hits a
+//! defect at `cache.py:42-50` (they share 46-50), while `cache.py:1-200` has located
+//! nothing. A comment may hit several defects; each counts as caught.
+//!
+//! **The figures.** Per comment: *precision* is comments that hit something over
+//! comments. Per defect: *recall* is defects hit over known defects (`also_real`
+//! bugs count for precision only); *comments per caught defect* is comments that
+//! hit a known defect over defects caught (1.0 when each defect got one comment);
+//! a *duplicate* is a comment that hits only defects an earlier comment (in the
+//! published order) already hit; *precision per distinct defect* is distinct real
+//! things hit (defects and `also_real` bugs) over those plus the comments that hit
+//! nothing, so repeating a true comment neither helps nor hurts it.
 
 use crate::corpus::{AlsoReal, Defect, Kind};
 use gauntlet_review::Review;
@@ -17,52 +26,109 @@ use std::collections::BTreeMap;
 
 /// Default `--tolerance`: lines a finding may sit away from a known range.
 pub const DEFAULT_TOLERANCE: u32 = 3;
+/// Default `--max-span`: the widest range (in lines) a finding may name and still
+/// count as locating a defect.
+pub const DEFAULT_MAX_SPAN: u32 = 25;
+
+/// How findings are matched to known locations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MatchRule {
+    pub tolerance: u32,
+    pub max_span: u32,
+}
+
+impl Default for MatchRule {
+    fn default() -> MatchRule {
+        MatchRule { tolerance: DEFAULT_TOLERANCE, max_span: DEFAULT_MAX_SPAN }
+    }
+}
 
 /// A published finding, as the scorer sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reported {
     pub reviewer: String,
     /// `path:LINE` or `path:START-END` as the run reported it (may not parse).
     pub location: String,
     pub claim: String,
+    /// Every reviewer that raised it (empty: `reviewer` alone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub raised_by: Vec<String>,
+    /// Other locations of the same comment (a cross-file defect).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_at: Vec<String>,
 }
 
-/// Whether a finding at `found` points at `known`: same path, and every line of
-/// `found` within `tolerance` lines of `known`'s range.
-pub fn matches(found: &Location, known: &Location, tolerance: u32) -> bool {
+impl Reported {
+    /// The reviewers to credit.
+    pub fn credited(&self) -> Vec<&str> {
+        if self.raised_by.is_empty() {
+            vec![self.reviewer.as_str()]
+        } else {
+            self.raised_by.iter().map(String::as_str).collect()
+        }
+    }
+}
+
+/// Whether a finding at `found` hits `known` under `rule` (see the module docs).
+pub fn hits(found: &Location, known: &Location, rule: MatchRule) -> bool {
     found.path == known.path
-        && found.start.saturating_add(tolerance) >= known.start
-        && found.end <= known.end.saturating_add(tolerance)
+        && found.end - found.start < rule.max_span
+        && found.start <= known.end.saturating_add(rule.tolerance)
+        && known.start.saturating_sub(rule.tolerance) <= found.end
 }
 
-fn matches_defect(found: &Location, defect: &Defect, tolerance: u32) -> bool {
-    std::iter::once(&defect.at).chain(&defect.also).any(|k| matches(found, k, tolerance))
+/// [`hits`] with the default span cap.
+pub fn matches(found: &Location, known: &Location, tolerance: u32) -> bool {
+    hits(found, known, MatchRule { tolerance, ..MatchRule::default() })
+}
+
+fn hits_defect(found: &[Location], defect: &Defect, rule: MatchRule) -> bool {
+    let runs = std::iter::once(&defect.at).chain(&defect.also);
+    runs.flat_map(|k| found.iter().map(move |f| (f, k))).any(|(f, k)| hits(f, k, rule))
 }
 
 /// One run on one case, scored.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CaseScore {
+    /// Comments published.
     pub published: usize,
+    /// Comments that hit a known defect or an `also_real` bug.
     pub true_positives: usize,
+    /// Comments that hit nothing.
     pub false_positives: usize,
     /// Published findings whose location does not parse (counted as false positives).
     pub unscoreable: usize,
+    /// Comments that hit nothing only because they span more than `max_span` lines.
+    pub too_wide: usize,
     pub defects: usize,
-    /// Known defects matched by at least one published finding.
+    /// Known defects hit by at least one comment.
     pub caught: usize,
+    /// Comments that hit at least one known defect (the numerator of comments per
+    /// caught defect).
+    pub defect_comments: usize,
+    /// Comments that hit only what an earlier comment already hit.
+    pub duplicates: usize,
+    /// Distinct real things hit: caught defects plus `also_real` bugs hit.
+    pub distinct_hits: usize,
     /// Descriptions of the known defects nothing matched.
     pub missed: Vec<String>,
     /// Published findings that match nothing known.
     pub unmatched: Vec<Reported>,
-    /// True positives per reviewer.
+    /// True positives per reviewer (every reviewer a comment was raised by).
     #[serde(skip)]
     pub true_positives_by_reviewer: BTreeMap<String, usize>,
 }
 
-/// Score what one run published on one case.
+/// Score what one run published on one case, with the default span cap.
 pub fn score_case(defects: &[Defect], also_real: &[AlsoReal], found: &[Reported], tolerance: u32) -> CaseScore {
+    score_with(defects, also_real, found, MatchRule { tolerance, ..MatchRule::default() })
+}
+
+/// Score what one run published on one case, in its published order.
+pub fn score_with(defects: &[Defect], also_real: &[AlsoReal], found: &[Reported], rule: MatchRule) -> CaseScore {
     let mut score = CaseScore { published: found.len(), defects: defects.len(), ..CaseScore::default() };
     let mut caught = vec![false; defects.len()];
+    let mut real_hit = vec![false; also_real.len()];
     for f in found {
         let Some(at) = Location::parse(&f.location) else {
             score.unscoreable += 1;
@@ -70,23 +136,36 @@ pub fn score_case(defects: &[Defect], also_real: &[AlsoReal], found: &[Reported]
             score.unmatched.push(f.clone());
             continue;
         };
-        let mut hit = false;
-        for (i, d) in defects.iter().enumerate() {
-            if matches_defect(&at, d, tolerance) {
-                caught[i] = true;
-                hit = true;
-            }
-        }
-        hit |= also_real.iter().any(|a| matches(&at, &a.at, tolerance));
-        if hit {
-            score.true_positives += 1;
-            *score.true_positives_by_reviewer.entry(f.reviewer.clone()).or_default() += 1;
-        } else {
+        let mut places = vec![at];
+        places.extend(f.also_at.iter().filter_map(|a| Location::parse(a)));
+        let hit_defects: Vec<usize> = (0..defects.len()).filter(|&i| hits_defect(&places, &defects[i], rule)).collect();
+        let hit_real: Vec<usize> =
+            (0..also_real.len()).filter(|&i| places.iter().any(|p| hits(p, &also_real[i].at, rule))).collect();
+        if hit_defects.is_empty() && hit_real.is_empty() {
             score.false_positives += 1;
+            let unbounded = MatchRule { max_span: u32::MAX, ..rule };
+            let wide = defects.iter().any(|d| hits_defect(&places, d, unbounded))
+                || also_real.iter().any(|a| places.iter().any(|p| hits(p, &a.at, unbounded)));
+            score.too_wide += usize::from(wide);
             score.unmatched.push(f.clone());
+            continue;
+        }
+        let repeat = hit_defects.iter().all(|&i| caught[i]) && hit_real.iter().all(|&i| real_hit[i]);
+        score.duplicates += usize::from(repeat);
+        score.true_positives += 1;
+        score.defect_comments += usize::from(!hit_defects.is_empty());
+        for i in hit_defects {
+            caught[i] = true;
+        }
+        for i in hit_real {
+            real_hit[i] = true;
+        }
+        for reviewer in f.credited() {
+            *score.true_positives_by_reviewer.entry(reviewer.to_string()).or_default() += 1;
         }
     }
     score.caught = caught.iter().filter(|c| **c).count();
+    score.distinct_hits = score.caught + real_hit.iter().filter(|h| **h).count();
     score.missed = defects.iter().zip(&caught).filter(|(_, c)| !**c).map(|(d, _)| d.description.clone()).collect();
     score
 }
@@ -112,6 +191,18 @@ pub struct Totals {
     pub recall: Option<f64>,
     /// False positives / cases scored.
     pub fp_per_case: Option<f64>,
+    /// Comments that hit a known defect / defects caught (target: at most 1.1).
+    pub comments_per_caught_defect: Option<f64>,
+    /// Comments that repeat what an earlier comment already hit.
+    pub duplicates: usize,
+    /// Comments that hit nothing only because they were too wide (`--max-span`).
+    pub too_wide: usize,
+    /// Distinct real things hit / (those + comments that hit nothing).
+    pub precision_per_defect: Option<f64>,
+    #[serde(skip)]
+    pub defect_comments: usize,
+    #[serde(skip)]
+    pub distinct_hits: usize,
     pub clean_cases: usize,
     /// Clean cases on which nothing was published.
     pub silent_clean: usize,
@@ -127,6 +218,10 @@ pub fn totals<'a>(cases: impl IntoIterator<Item = (Kind, &'a CaseScore)>) -> Tot
         t.false_positives += s.false_positives;
         t.defects += s.defects;
         t.caught += s.caught;
+        t.defect_comments += s.defect_comments;
+        t.duplicates += s.duplicates;
+        t.too_wide += s.too_wide;
+        t.distinct_hits += s.distinct_hits;
         if kind == Kind::Clean {
             t.clean_cases += 1;
             t.silent_clean += usize::from(s.published == 0);
@@ -135,6 +230,8 @@ pub fn totals<'a>(cases: impl IntoIterator<Item = (Kind, &'a CaseScore)>) -> Tot
     t.precision = ratio(t.true_positives, t.published);
     t.recall = ratio(t.caught, t.defects);
     t.fp_per_case = ratio(t.false_positives, t.cases);
+    t.comments_per_caught_defect = ratio(t.defect_comments, t.caught);
+    t.precision_per_defect = ratio(t.distinct_hits, t.distinct_hits + t.false_positives);
     t
 }
 
@@ -216,9 +313,12 @@ pub fn tally_reviewers(
         noise_of(tally, name);
     }
     for p in &review.published {
-        let e = noise_of(tally, &p.reviewer);
-        e.candidates += 1;
-        e.published += 1;
+        noise_of(tally, &p.reviewer).candidates += 1;
+        let credited: Vec<&String> =
+            if p.raised_by.is_empty() { vec![&p.reviewer] } else { p.raised_by.iter().collect() };
+        for name in credited {
+            noise_of(tally, name).published += 1;
+        }
     }
     for name in review.unverified.iter().map(|u| &u.reviewer).chain(review.dropped.iter().map(|d| &d.reviewer)) {
         noise_of(tally, name).candidates += 1;

@@ -72,6 +72,9 @@ struct Part {
     corpus: String,
     provider: String,
     tolerance: u32,
+    /// Reports written before `--max-span` existed used the default.
+    #[serde(default = "default_max_span")]
+    max_span: u32,
     threshold: u8,
     baseline: Option<serde_json::Value>,
     shard: Option<String>,
@@ -79,9 +82,13 @@ struct Part {
     cases: Vec<CaseResult>,
 }
 
+fn default_max_span() -> u32 {
+    crate::score::DEFAULT_MAX_SPAN
+}
+
 /// Merge shard reports (`(file name, JSON text)`) into the whole corpus's report.
 /// The reports must come from one run: the same corpus, provider, tolerance,
-/// threshold and baseline setting, and every shard of N exactly once.
+/// max span, threshold and baseline setting, and every shard of N exactly once.
 pub fn merge(reports: &[(String, String)]) -> Result<Backtest, MergeError> {
     let mut parts = Vec::new();
     for (path, text) in reports {
@@ -123,6 +130,7 @@ pub fn merge(reports: &[(String, String)]) -> Result<Backtest, MergeError> {
         corpus: first.corpus.clone(),
         provider: first.provider.clone(),
         tolerance: first.tolerance,
+        max_span: first.max_span,
         threshold: first.threshold,
         baseline: first.baseline.is_some(),
         shard: None,
@@ -143,8 +151,8 @@ fn check(parts: &[(&String, Part)]) -> Result<Option<usize>, MergeError> {
         if p.provider != first.provider {
             return Err(mismatch("the provider"));
         }
-        if (p.tolerance, p.threshold) != (first.tolerance, first.threshold) {
-            return Err(mismatch("tolerance or threshold"));
+        if (p.tolerance, p.max_span, p.threshold) != (first.tolerance, first.max_span, first.threshold) {
+            return Err(mismatch("tolerance, max span or threshold"));
         }
         if p.baseline.is_some() != first.baseline.is_some() {
             return Err(mismatch("whether the baseline ran"));

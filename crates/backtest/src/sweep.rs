@@ -5,7 +5,7 @@
 //! threshold (a rubber-stamp re-check, when one ran, is part of them).
 
 use crate::corpus::{Case, Kind};
-use crate::score::{Reported, ratio, score_case};
+use crate::score::{MatchRule, Reported, ratio, score_with};
 use gauntlet_review::Review;
 use gauntlet_review::adjudicate::adjudicate;
 use serde::{Deserialize, Serialize};
@@ -28,7 +28,7 @@ pub struct CaseSweep {
 }
 
 /// Score `review`'s verdicts at every threshold of the sweep.
-pub fn of_case(case: &Case, review: &Review, tolerance: u32) -> Vec<CaseSweep> {
+pub fn of_case(case: &Case, review: &Review, rule: MatchRule) -> Vec<CaseSweep> {
     THRESHOLDS
         .iter()
         .map(|&threshold| {
@@ -39,9 +39,11 @@ pub fn of_case(case: &Case, review: &Review, tolerance: u32) -> Vec<CaseSweep> {
                     reviewer: j.finding.reviewer.clone(),
                     location: j.finding.location.to_string(),
                     claim: j.finding.claim.clone(),
+                    raised_by: j.raised_by.clone(),
+                    also_at: j.also_at.clone(),
                 })
                 .collect();
-            let s = score_case(&case.defects, &case.also_real, &published, tolerance);
+            let s = score_with(&case.defects, &case.also_real, &published, rule);
             CaseSweep {
                 threshold,
                 published: s.published,

@@ -133,6 +133,7 @@ fn backtest(tolerance: u32, with_baseline: bool) -> Backtest {
         corpus: "test".into(),
         provider: "scripted:fixed".into(),
         tolerance,
+        max_span: gauntlet_backtest::score::DEFAULT_MAX_SPAN,
         threshold: 75,
         baseline: with_baseline,
         shard: None,
@@ -224,7 +225,9 @@ fn tolerance_decides_which_findings_count() {
 fn markdown_report_shows_totals_cases_and_unmatched_findings() {
     let b = backtest(3, true);
     let md = gauntlet_backtest::markdown::render(&b);
-    assert!(md.contains("| precision | 50% (1/2) | 33% (2/6) | +17 pts |"), "{md}");
+    assert!(md.contains("| precision per comment | 50% (1/2) | 33% (2/6) | +17 pts |"), "{md}");
+    assert!(md.contains("| comments per caught defect | 1.00 (1/1) | 1.00 (2/2) |"), "{md}");
+    assert!(md.contains("| duplicate comments | 0 | 0 |"), "{md}");
     assert!(md.contains("| recall | 50% (1/2) | 100% (2/2) | -50 pts |"), "{md}");
     assert!(md.contains("| false positives | 1 (0.33 per case) | 4 (1.33 per case) | 75% fewer |"), "{md}");
     let auth_row = md.lines().find(|l| l.starts_with("| auth-escape |")).unwrap();
@@ -233,7 +236,11 @@ fn markdown_report_shows_totals_cases_and_unmatched_findings() {
     assert!(broken_row.contains("**failed**"), "{broken_row}");
     assert!(md.contains("missed: one item too many per page"), "{md}");
     // auth 3/2/2/2, names 1/1/0/0 (disproved), page nothing.
-    assert!(md.contains("funnel over the scored cases: 4 candidates, 3 grounded, 2 survived, 2 published"), "{md}");
+    assert!(
+        md.contains("funnel over the scored cases: 4 candidates, 3 grounded, 3 clustered, 2 survived, 2 published"),
+        "{md}"
+    );
+    assert!(md.contains("Validator sessions: 3 (3.00 per caught defect)"), "{md}");
 }
 
 #[test]

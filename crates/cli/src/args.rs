@@ -299,6 +299,10 @@ pub struct BacktestArgs {
     /// Lines a finding may lie outside a known defect's range and still match it.
     #[arg(long, value_name = "N", default_value_t = gauntlet_backtest::score::DEFAULT_TOLERANCE)]
     pub tolerance: u32,
+    /// The widest finding, in lines, that can still match a known defect: wider
+    /// ranges have located nothing.
+    #[arg(long, value_name = "N", default_value_t = gauntlet_backtest::score::DEFAULT_MAX_SPAN)]
+    pub max_span: u32,
     /// Output format: markdown, json or html (one self-contained page).
     #[arg(long, value_name = "FORMAT", default_value = "markdown")]
     pub format: String,

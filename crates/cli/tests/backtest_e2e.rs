@@ -85,7 +85,8 @@ async fn markdown_is_the_default_and_a_missing_corpus_names_the_fix() {
     let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &["backtest", &corpus()]).await;
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.starts_with("# Backtest of "), "{stdout}");
-    assert!(stdout.contains("| precision | 100% (1/1) |"), "{stdout}");
+    assert!(stdout.contains("| precision per comment | 100% (1/1) |"), "{stdout}");
+    assert!(stdout.contains("| comments per caught defect | 1.00 (1/1) |"), "{stdout}");
     assert!(stdout.contains("| py-sync-cursor-reset | escape | 1 | 1 | 1 | 1 | 1 | 0 | 1/1 |"), "{stdout}");
 
     let empty = tempfile::tempdir().unwrap();

@@ -208,7 +208,7 @@ pub struct StepUsage {
 }
 
 /// Validator sessions of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Sessions {
     /// Sessions started: representatives, next members after a disproof, re-checks.
     pub run: usize,

@@ -12,11 +12,16 @@ fn defect(at: &str, also: &[&str], description: &str) -> Defect {
 }
 
 fn found(reviewer: &str, location: &str) -> Reported {
-    Reported { reviewer: reviewer.into(), location: location.into(), claim: format!("claim at {location}") }
+    Reported {
+        reviewer: reviewer.into(),
+        location: location.into(),
+        claim: format!("claim at {location}"),
+        ..Reported::default()
+    }
 }
 
 #[test]
-fn a_finding_matches_when_every_line_is_within_tolerance_of_the_range() {
+fn a_finding_matches_when_its_range_meets_the_widened_defect_range() {
     let known = loc("a.py:41-43");
     assert!(matches(&loc("a.py:41-43"), &known, 0));
     assert!(matches(&loc("a.py:42"), &known, 0));
@@ -26,8 +31,70 @@ fn a_finding_matches_when_every_line_is_within_tolerance_of_the_range() {
     assert!(!matches(&loc("a.py:37"), &known, 3), "four lines before");
     assert!(!matches(&loc("a.py:47"), &known, 3), "four lines after");
     assert!(matches(&loc("a.py:40-44"), &known, 3));
-    assert!(!matches(&loc("a.py:1-200"), &known, 3), "a range covering the file has located nothing");
+    assert!(matches(&loc("a.py:30-41"), &known, 0), "a range that reaches into the defect");
     assert!(!matches(&loc("b.py:42"), &known, 3), "same lines, other file");
+}
+
+#[test]
+fn a_finding_that_overlaps_the_defect_but_ends_past_it_is_a_hit() {
+    // Scored as a false positive and a miss by the first rule, which wanted every
+    // line of the finding inside the widened range.
+    let defects = vec![defect("cache.py:42-50", &[], "stale read")];
+    let s = score_case(&defects, &[], &[found("r", "cache.py:46-55")], 3);
+    assert_eq!((s.true_positives, s.false_positives, s.caught), (1, 0, 1));
+}
+
+#[test]
+fn a_finding_wider_than_the_span_cap_has_located_nothing() {
+    let known = loc("a.py:100-104");
+    let rule = |max_span| MatchRule { tolerance: 3, max_span };
+    assert!(hits(&loc("a.py:90-114"), &known, rule(25)), "25 lines is within the cap");
+    assert!(!hits(&loc("a.py:90-115"), &known, rule(25)), "26 lines is not");
+    assert!(hits(&loc("a.py:90-115"), &known, rule(26)));
+    assert!(!matches(&loc("a.py:1-200"), &known, 3), "a range covering the file has located nothing");
+    let s = score_with(&[defect("a.py:100-104", &[], "D")], &[], &[found("r", "a.py:60-160")], rule(25));
+    assert_eq!((s.false_positives, s.too_wide, s.caught), (1, 1, 0), "counted as too wide, so the cap is visible");
+}
+
+#[test]
+fn a_finding_spanning_two_defects_hits_both() {
+    let defects = vec![defect("a.go:10-11", &[], "D1"), defect("a.go:18", &[], "D2"), defect("a.go:60", &[], "D3")];
+    let s = score_case(&defects, &[], &[found("r", "a.go:9-19")], 3);
+    assert_eq!((s.true_positives, s.caught, s.defect_comments, s.duplicates), (1, 2, 1, 0));
+    assert_eq!(s.missed, vec!["D3"]);
+}
+
+#[test]
+fn repeated_comments_on_one_defect_are_duplicates_and_raise_comments_per_caught_defect() {
+    let defects = vec![defect("w.go:20-24", &[], "leak"), defect("w.go:80", &[], "bound")];
+    let published = [
+        found("correctness", "w.go:21"),
+        found("error-handling", "w.go:24-26"), // the leak again
+        found("security", "w.go:18-22"),       // and again
+        found("correctness", "w.go:80"),       // the bound
+        found("tests", "w.go:140"),            // nothing
+    ];
+    let s = score_case(&defects, &[], &published, 3);
+    assert_eq!((s.published, s.true_positives, s.false_positives), (5, 4, 1));
+    assert_eq!((s.caught, s.defect_comments, s.duplicates, s.distinct_hits), (2, 4, 2, 2));
+    let t = totals([(Kind::Escape, &s)]);
+    assert_eq!(t.precision, Some(0.8), "4 of 5 comments hit something");
+    assert_eq!(t.comments_per_caught_defect, Some(2.0), "4 comments for 2 defects");
+    assert_eq!(t.precision_per_defect, Some(2.0 / 3.0), "2 defects hit, 1 comment on nothing");
+    assert_eq!(t.duplicates, 2);
+}
+
+#[test]
+fn a_cross_file_comment_hits_through_its_other_location_and_credits_every_reviewer() {
+    let defects = vec![defect("web/client.ts:4", &[], "reads a renamed key")];
+    let twin = Reported {
+        also_at: vec!["web/client.ts:4".into()],
+        raised_by: vec!["contract-drift".into(), "correctness".into()],
+        ..found("correctness", "api/users.py:4")
+    };
+    let s = score_case(&defects, &[], &[twin], 3);
+    assert_eq!((s.true_positives, s.caught), (1, 1));
+    assert_eq!(s.true_positives_by_reviewer, BTreeMap::from([("contract-drift".into(), 1), ("correctness".into(), 1)]));
 }
 
 /// Escape A: D1 at a.py:10-12 (also b.ts:5), D2 at a.py:30, a confirmed extra bug at a.py:50.

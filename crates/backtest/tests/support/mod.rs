@@ -155,6 +155,7 @@ pub fn setup(provider: Arc<Scripted>, baseline: bool, tolerance: u32) -> Setup {
         context: gauntlet_review::context::Config::default(),
         baseline,
         tolerance,
+        max_span: gauntlet_backtest::score::DEFAULT_MAX_SPAN,
         jobs: 2,
         fence: Some("DATA-test".into()),
     }

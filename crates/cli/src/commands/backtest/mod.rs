@@ -136,6 +136,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         },
         baseline: args.baseline,
         tolerance: args.tolerance,
+        max_span: args.max_span,
         jobs: args.jobs,
         fence: None,
     };
@@ -153,6 +154,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         corpus: corpus.display().to_string(),
         provider: provider.clone(),
         tolerance: args.tolerance,
+        max_span: args.max_span,
         threshold: settings.threshold,
         baseline: args.baseline,
         shard: args.shard.map(|s| s.to_string()),
