@@ -6,7 +6,7 @@
 mod support;
 
 use gauntlet_backtest::checkout::checkout;
-use gauntlet_backtest::corpus::{self, Kind};
+use gauntlet_backtest::corpus::{self, Case, Kind};
 use gauntlet_backtest::report::{Meta, summarise};
 use gauntlet_backtest::run::run_all;
 use gauntlet_backtest::score::DEFAULT_MAX_SPAN;
@@ -14,11 +14,7 @@ use gauntlet_change::Target;
 use gauntlet_review::cluster::names::in_code;
 use serde_json::json;
 use std::path::Path;
-use support::{Script, Scripted, finder, setup};
-
-fn leak(s: String) -> &'static str {
-    Box::leak(s.into_boxed_str())
-}
+use support::{Script, Scripted, setup};
 
 /// Three paraphrases of one defect, located the way reviewers tend to: the whole
 /// range, the range and the line before it, the last line alone.
@@ -40,38 +36,45 @@ fn paraphrases(path: &str, start: u32, end: u32, lines: &[&str], description: &s
     ]
 }
 
-fn scripts(corpus_dir: &Path) -> Vec<Script> {
-    let mut scripts = Vec::new();
-    for case in corpus::load(corpus_dir).unwrap().into_iter().filter(|c| c.kind == Kind::Escape) {
-        let repo = checkout(&case.repo, &case.base, &case.head).unwrap();
-        let target = Target::Range { base: case.base.clone(), head: Some(case.head.clone()) };
-        let change = gauntlet_change::acquire(&repo.git, &target).unwrap();
-        let mut by_reviewer: [Vec<serde_json::Value>; 3] = Default::default();
-        let mut marker = None;
-        for d in &case.defects {
-            let text = change.file(&d.at.path).and_then(|f| f.head_text.clone()).unwrap();
-            let lines: Vec<&str> = text.lines().collect();
-            // The answers go to the request whose diff adds this defect's first line
-            // (a clean mirror of the case shares its files, not its mistake).
-            let added: String = (d.at.start..=d.at.end).map(|n| format!("\n+{}", lines[(n - 1) as usize])).collect();
-            marker = marker.or(Some(leak(added + "\n")));
-            let said = paraphrases(&d.at.path, d.at.start, d.at.end, &lines, &d.description);
-            for (i, (location, claim, evidence)) in said.into_iter().enumerate() {
-                by_reviewer[i].push(json!({"lens": "failure_scenario", "location": location, "claim": claim, "evidence": evidence, "severity": "high"}));
-            }
-        }
-        let marker = marker.unwrap();
-        for (reviewer, findings) in ["correctness", "error-handling", "security-privacy"].into_iter().zip(by_reviewer) {
-            scripts.push(finder(reviewer, marker, json!(findings)));
-        }
-    }
-    scripts.push(Script {
+/// Every validator lets every claim survive.
+fn survives() -> Script {
+    Script {
         step: "validate",
         reviewer: None,
         contains: None,
         answer: json!({"verdict": "survives", "evidence": "the change does what the claim says", "confidence": 100})
             .to_string(),
-    });
+    }
+}
+
+/// Answers for one case: three reviewers, each reporting every known defect.
+fn scripts_for(case: &Case) -> Vec<Script> {
+    let mut scripts = vec![survives()];
+    if case.kind != Kind::Escape {
+        return scripts;
+    }
+    let repo = checkout(&case.repo, &case.base, &case.head).unwrap();
+    let target = Target::Range { base: case.base.clone(), head: Some(case.head.clone()) };
+    let change = gauntlet_change::acquire(&repo.git, &target).unwrap();
+    let mut by_reviewer: [Vec<serde_json::Value>; 3] = Default::default();
+    for d in &case.defects {
+        let text = change.file(&d.at.path).and_then(|f| f.head_text.clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        // Claims stay within the contract's 300 characters.
+        let description: String = d.description.chars().take(180).collect();
+        let said = paraphrases(&d.at.path, d.at.start, d.at.end, &lines, &description);
+        for (i, (location, claim, evidence)) in said.into_iter().enumerate() {
+            by_reviewer[i].push(json!({"lens": "failure_scenario", "location": location, "claim": claim, "evidence": evidence, "severity": "high"}));
+        }
+    }
+    for (reviewer, findings) in ["correctness", "error-handling", "security-privacy"].into_iter().zip(by_reviewer) {
+        scripts.push(Script {
+            step: "find",
+            reviewer: Some(reviewer),
+            contains: None,
+            answer: json!({ "findings": findings }).to_string(),
+        });
+    }
     scripts
 }
 
@@ -79,9 +82,13 @@ fn scripts(corpus_dir: &Path) -> Vec<Script> {
 fn paraphrases_from_three_reviewers_become_one_comment_per_defect_and_lose_none() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus");
     let cases = corpus::load(&dir).unwrap();
-    let provider = Scripted::new(scripts(&dir));
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let results = run_all(&cases, &setup(provider, false, 3), runtime.handle(), &|_| {});
+    // One provider per case, so a clean mirror never gets its escape's answers.
+    let mut results = Vec::new();
+    for case in &cases {
+        let provider = Scripted::new(scripts_for(case));
+        results.extend(run_all(std::slice::from_ref(case), &setup(provider, false, 3), runtime.handle(), &|_| {}));
+    }
     let meta = Meta {
         corpus: "sample".into(),
         provider: "scripted:fixed".into(),
@@ -94,6 +101,13 @@ fn paraphrases_from_three_reviewers_become_one_comment_per_defect_and_lose_none(
     let b = summarise(meta, results);
 
     let t = &b.gauntlet.totals;
+    for c in &b.cases {
+        if let Some(g) = &c.gauntlet {
+            if !g.score.missed.is_empty() || !g.score.unmatched.is_empty() {
+                eprintln!("{}: missed {:?} unmatched {:?}", c.name, g.score.missed, g.score.unmatched);
+            }
+        }
+    }
     eprintln!(
         "candidates {} grounded {} clustered {} published {}; caught {}/{}; comments per caught defect {:?}; \
          duplicates {}; validator sessions {} ({:?} per caught defect, {} saved)",
