@@ -102,10 +102,10 @@ fn paraphrases_from_three_reviewers_become_one_comment_per_defect_and_lose_none(
 
     let t = &b.gauntlet.totals;
     for c in &b.cases {
-        if let Some(g) = &c.gauntlet {
-            if !g.score.missed.is_empty() || !g.score.unmatched.is_empty() {
-                eprintln!("{}: missed {:?} unmatched {:?}", c.name, g.score.missed, g.score.unmatched);
-            }
+        if let Some(g) = &c.gauntlet
+            && (!g.score.missed.is_empty() || !g.score.unmatched.is_empty())
+        {
+            eprintln!("{}: missed {:?} unmatched {:?}", c.name, g.score.missed, g.score.unmatched);
         }
     }
     eprintln!(
