@@ -65,6 +65,8 @@ fn hostile_text_in_a_body(text: &str) {
     let p = Published {
         id: ID.into(),
         reviewer: "correctness".into(),
+        // Reviewer names, other locations and folded lines are posted too.
+        raised_by: vec!["correctness".into(), text.into()],
         lens: Lens::FailureScenario,
         location: "src/lib.rs:3".into(),
         inline: true,
@@ -75,6 +77,8 @@ fn hostile_text_in_a_body(text: &str) {
         validator_evidence: text.into(),
         gap: None,
         read: Vec::new(),
+        also_at: vec![text.into()],
+        unvalidated: vec![text.into()],
     };
     let ours = Some(FindingMarker { id: ID.into(), resolved: false });
     let inline = body::inline(&p);
