@@ -319,3 +319,53 @@ async fn fold(
     judged.extend(settle(&groups, outcomes, review));
     sessions
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::{Lens, Location, Severity};
+
+    fn judged(verdict: VerdictKind, confidence: u8, gap: Option<&str>) -> Judged {
+        let f = Finding {
+            id: "x".into(),
+            reviewer: "r".into(),
+            lens: Lens::FailureScenario,
+            location: Location { path: "a.py".into(), start: 1, end: 1 },
+            inline: true,
+            claim: "c".into(),
+            evidence: "e".into(),
+            severity: Severity::High,
+        };
+        Judged {
+            finding: f,
+            verdict,
+            confidence,
+            validator_evidence: "a.py:1 `e`".into(),
+            gap: gap.map(str::to_string),
+            read: Vec::new(),
+            raised_by: vec!["r".into()],
+            also_at: Vec::new(),
+            unvalidated: Vec::new(),
+        }
+    }
+
+    fn answered(j: Judged) -> Outcome {
+        Outcome { result: Ok((0, j)), disproved: Vec::new(), sessions: 1 }
+    }
+
+    #[test]
+    fn the_recheck_needs_three_clusters_that_adjudication_would_all_keep() {
+        let keep = || answered(judged(VerdictKind::Survives, 100, None));
+        assert!(would_drop_nothing(&[keep(), keep(), keep()], 75));
+        assert!(!would_drop_nothing(&[keep(), keep()], 75), "two clusters are too few to judge");
+        let under = answered(judged(VerdictKind::Survives, 50, None));
+        assert!(!would_drop_nothing(&[keep(), keep(), under], 75), "the threshold drops one");
+        let gap = answered(judged(VerdictKind::Survives, 100, Some("unchecked disproof")));
+        assert!(!would_drop_nothing(&[keep(), keep(), gap], 75), "an unverified disproof is dropped");
+        let mut handed_over = keep();
+        handed_over.disproved.push(judged(VerdictKind::Disproved, 75, None));
+        assert!(!would_drop_nothing(&[keep(), keep(), handed_over], 75), "a member was disproved on the way");
+        let failed = Outcome { result: Err((0, "provider down".into())), disproved: Vec::new(), sessions: 1 };
+        assert!(!would_drop_nothing(&[keep(), keep(), failed], 75), "a failed cluster is not an answer");
+    }
+}
