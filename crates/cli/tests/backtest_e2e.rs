@@ -58,6 +58,9 @@ async fn backtest_of_the_sample_corpus_scores_both_sides() {
     let g = &report["gauntlet"];
     assert_eq!((g["published"].as_u64(), g["true_positives"].as_u64()), (Some(1), Some(1)));
     assert_eq!(g["precision"], 1.0);
+    assert_eq!((g["comments_per_caught_defect"].as_f64(), g["duplicates"].as_u64()), (Some(1.0), Some(0)));
+    assert_eq!(report["max_span"], 25, "the match rule is stated in the report");
+    assert_eq!(report["validation"]["sessions"], 1, "{}", report["validation"]);
     assert_eq!((g["caught"].as_u64(), g["defects"].as_u64()), (Some(1), Some(12)));
     assert_eq!((g["silent_clean"].as_u64(), g["clean_cases"].as_u64()), (Some(12), Some(12)));
     let b = &report["baseline"];
