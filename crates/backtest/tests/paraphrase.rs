@@ -96,6 +96,7 @@ fn paraphrases_from_three_reviewers_become_one_comment_per_defect_and_lose_none(
         max_span: DEFAULT_MAX_SPAN,
         threshold: 75,
         baseline: false,
+        shard: None,
         notes: Vec::new(),
     };
     let b = summarise(meta, results);

@@ -408,6 +408,7 @@ mod answer_tests {
         Published {
             id: "f1".into(),
             reviewer: "security-privacy".into(),
+            raised_by: vec!["security-privacy".into()],
             lens: Lens::HiddenAssumption,
             location: "src/api.py:3".into(),
             inline: true,
@@ -418,6 +419,8 @@ mod answer_tests {
             validator_evidence: "gateway/policy.rego:12 the gateway checks ownership".into(),
             gap: Some("disproof cited gateway/policy.rego:12, which was never shown or read".into()),
             read: Vec::new(),
+            also_at: Vec::new(),
+            unvalidated: Vec::new(),
         }
     }
 

@@ -55,6 +55,7 @@ fn unverified() -> Published {
     Published {
         id: "77e1aa90c3b2d415".into(),
         reviewer: "security-privacy".into(),
+        raised_by: vec!["security-privacy".into()],
         lens: Lens::HiddenAssumption,
         location: "src/api/users.rs:23".into(),
         inline: true,
@@ -65,6 +66,8 @@ fn unverified() -> Published {
         validator_evidence: "src/gateway.rs:4 the gateway enforces ownership.".into(),
         gap: Some("disproof cited gateway/policy.rego:12, which the validator never read".into()),
         read: Vec::new(),
+        also_at: Vec::new(),
+        unvalidated: Vec::new(),
     }
 }
 

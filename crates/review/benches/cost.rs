@@ -140,6 +140,7 @@ fn main() {
         head: &head,
         rules_version: "bench".into(),
         fence: fence.clone(),
+        intent: None,
     };
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let review = rt.block_on(pipeline::run(&input, &Models::single(fake.clone()), &Options::default()));

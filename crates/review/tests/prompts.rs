@@ -142,7 +142,7 @@ fn every_limit_of_both_contracts_is_stated_in_the_prompt_that_answers_it() {
         assert!(finder.contains(line.as_str()), "the finder prompt lacks {line:?}");
     }
     assert!(finder.contains(&format!("`findings[].claim`: at most {CLAIM_MAX} characters")));
-    let validator = prompt::validator("a.py:1", "c", "(region)", false, &Fence::fixed("DATA-0000"));
+    let validator = prompt::validator("a.py:1", "c", ("(region)", ""), false, &Fence::fixed("DATA-0000"));
     for line in in_words(&verdict_schema()) {
         assert!(validator.contains(line.as_str()), "the validator prompt lacks {line:?}");
     }

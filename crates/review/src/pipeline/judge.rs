@@ -204,12 +204,17 @@ async fn recheck(ctxs: &[Ctx<'_>], groups: &[Group], outcomes: &mut [Outcome], r
             Err(message) => review.gaps.push(Gap {
                 step: "revalidate".into(),
                 reviewer: Some(first.finding.reviewer.clone()),
-                finding: Some(groups[k].cluster.id.clone()),
+                finding: Some(groups[k].cluster.members[todo_member(&todo, k)].id.clone()),
                 message: format!("the stricter re-check did not run ({message}); the first answer stands"),
             }),
         }
     }
     todo.len()
+}
+
+/// The member of cluster `k` that the re-check validated.
+fn todo_member(todo: &[(usize, usize)], k: usize) -> usize {
+    todo.iter().find(|(c, _)| *c == k).map_or(0, |(_, i)| *i)
 }
 
 /// One judged finding per answered cluster; every other member ends in `dropped`
@@ -240,10 +245,11 @@ fn settle(groups: &[Group], outcomes: Vec<Outcome>, review: &mut Review) -> Vec<
             Err((i, message)) => {
                 let f = &c.members[i];
                 review.dropped.push(not_validated(f, &message));
+                // The member's own id: the gap then names the claim that was sent.
                 review.gaps.push(Gap {
                     step: "validate".into(),
                     reviewer: Some(f.reviewer.clone()),
-                    finding: Some(c.id.clone()),
+                    finding: Some(f.id.clone()),
                     message,
                 });
             }
