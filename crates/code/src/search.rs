@@ -8,27 +8,32 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// The indexes of the `texts` that hold at least one of `names` as a whole word
-/// (case-sensitive: `Rest` does not match `rest`). One automaton serves every text.
-pub fn mentioning<'a>(names: &[String], texts: impl IntoIterator<Item = &'a str>) -> Vec<usize> {
-    let names: Vec<&String> = names.iter().filter(|n| !n.is_empty()).collect();
-    if names.is_empty() {
+/// Which of `names` each of `texts` holds as a whole word (case-sensitive: `Rest`
+/// does not match `rest`): for every text that holds at least one, its index and
+/// the indexes of the names it holds, sorted. One automaton serves every text, and
+/// each text is read once.
+pub fn mentioning<'a>(names: &[String], texts: impl IntoIterator<Item = &'a str>) -> Vec<(usize, Vec<usize>)> {
+    let patterns: Vec<(usize, &String)> = names.iter().enumerate().filter(|(_, n)| !n.is_empty()).collect();
+    if patterns.is_empty() {
         return Vec::new();
     }
     let automaton = AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostLongest)
-        .build(&names)
-        .expect("a few thousand plain names always build an automaton");
+        .build(patterns.iter().map(|(_, n)| n))
+        .expect("plain names always build an automaton");
     let mut out = Vec::new();
     for (i, text) in texts.into_iter().enumerate() {
         let bytes = text.as_bytes();
-        let whole = automaton.find_iter(bytes).any(|m| {
+        let mut found: BTreeSet<usize> = BTreeSet::new();
+        for m in automaton.find_iter(bytes) {
             let before = m.start().checked_sub(1).map(|p| bytes[p]);
             let after = bytes.get(m.end()).copied();
-            !before.is_some_and(is_word_byte) && !after.is_some_and(is_word_byte)
-        });
-        if whole {
-            out.push(i);
+            if !before.is_some_and(is_word_byte) && !after.is_some_and(is_word_byte) {
+                found.insert(patterns[m.pattern().as_usize()].0);
+            }
+        }
+        if !found.is_empty() {
+            out.push((i, found.into_iter().collect()));
         }
     }
     out
@@ -86,7 +91,7 @@ mod tests {
     fn only_whole_case_sensitive_words_mention_a_name() {
         let names = vec!["Rest".to_string(), "total".to_string()];
         let texts = ["let rest = 1;", "x: Rest", "subtotal + totals", "o.total"];
-        assert_eq!(mentioning(&names, texts), vec![1, 3]);
+        assert_eq!(mentioning(&names, texts), vec![(1, vec![0]), (3, vec![1])]);
     }
 
     #[test]

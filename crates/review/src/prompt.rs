@@ -28,6 +28,7 @@ fn env() -> &'static Environment<'static> {
             ("step_limit", include_str!("../prompts/step_limit.md.j2")),
             ("context", include_str!("../prompts/context.md.j2")),
             ("intent", include_str!("../prompts/intent.md.j2")),
+            ("related", include_str!("../prompts/related.md.j2")),
         ] {
             env.add_template(name, src).expect("prompt templates parse");
         }
@@ -132,6 +133,15 @@ pub(crate) fn shared_part(files: &[PartFile<'_>], guidance: &[Guidance], fence: 
 fn shared_with(change_text: String, guidance: &[Guidance], fence: &Fence) -> String {
     let guidance_text: String = guidance.iter().map(|g| fence.wrap(&format!("guidance {}", g.path), &g.text)).collect();
     render("shared", context! { boundary => fence.boundary(), change => change_text, guidance => guidance_text })
+}
+
+/// The related-code block of the shared context; `None` when there is none.
+pub fn related(related: &crate::related::Related, fence: &Fence) -> Option<String> {
+    if related.is_empty() {
+        return None;
+    }
+    let omitted = related.omitted_line();
+    Some(render("related", context! { blocks => related.listing(fence), omitted, budget => related.budget }))
 }
 
 pub fn finder(name: &str, description: &str, body: &str, max_findings: usize) -> String {
