@@ -1,7 +1,7 @@
 //! Turning the index of a change into ranked entries, each with its reasons.
 
 use super::scan::{Scan, Touched, UsedAt};
-use gauntlet_code::{Definition, FileSymbols, Kind, Role, spellings};
+use gauntlet_code::{Definition, FileSymbols, Kind, Lang, Role, spellings};
 use std::collections::BTreeSet;
 
 /// A definition's whole region is shown up to this many lines; past it, its first
@@ -14,7 +14,9 @@ const WINDOW: u32 = 4;
 /// many definitions (more: too ambiguous to pick one).
 const MAX_DEFINITIONS: usize = 3;
 /// Places shown per touched name at most.
-const MAX_USES_PER_NAME: usize = 8;
+const MAX_USES_PER_NAME: usize = 12;
+/// Other places shown per field the change uses (its other readers and writers).
+const MAX_CO_USES: usize = 4;
 
 /// One block of related code.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,9 +114,68 @@ fn entry(
     })
 }
 
+fn folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+fn stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split_once('.').map_or(name, |(s, _)| s)
+}
+
+/// Whether the file `user` shows it depends on the file `defining`: they share a
+/// folder in a language whose folder is the unit of code (a Go, Java or C#
+/// package), or `user` names the defining module or package (`audience::`,
+/// `from ..catalog.models import`), or one of its top-level definitions other than
+/// `except` (the name being resolved proves nothing about itself).
+fn knows(scan: &Scan, user: &str, defining: &str, except: &str) -> bool {
+    let (Some(u), Some(d)) = (scan.index.file(user), scan.index.file(defining)) else { return false };
+    let folder_is_unit = |f: &FileSymbols| matches!(f.lang, Some(Lang::Go | Lang::Java | Lang::CSharp));
+    if user == defining || (folder(user) == folder(defining) && folder_is_unit(u) && folder_is_unit(d)) {
+        return true;
+    }
+    // Across a wire (a Python model, a JavaScript client) nothing is imported; a
+    // name of several words (`display_name`) is distinctive enough to follow.
+    let across = u.lang.is_some() && d.lang.is_some() && family(u.lang) != family(d.lang);
+    if across && gauntlet_code::words(except).len() > 1 {
+        return true;
+    }
+    let package = folder(defining).rsplit('/').next().unwrap_or("");
+    let top: BTreeSet<&str> = d
+        .definitions
+        .iter()
+        .filter(|x| {
+            matches!(x.kind, Kind::Type | Kind::Function | Kind::Constant) && x.name != except && x.name.len() >= 3
+        })
+        .map(|x| x.name.as_str())
+        .chain([stem(defining), package].into_iter().filter(|n| n.len() >= 3))
+        .collect();
+    u.uses.iter().any(|x| top.contains(x.name.as_str()))
+}
+
+/// Languages that import each other's modules directly count as one.
+fn family(lang: Option<Lang>) -> Option<Lang> {
+    match lang {
+        Some(Lang::Tsx | Lang::JavaScript) => Some(Lang::TypeScript),
+        other => other,
+    }
+}
+
+/// Whether a definition can be what a use of its name on a changed line means: a
+/// member use (`o.total`) means a field, member or method of a file the user
+/// depends on; a plain or type use means a function, type, constant or enum member.
+fn resolves(scan: &Scan, u: &UsedAt, path: &str, d: &Definition) -> bool {
+    match u.role {
+        Role::Member => {
+            matches!(d.kind, Kind::Field | Kind::Member | Kind::Method) && knows(scan, &u.path, path, &u.name)
+        }
+        _ => matches!(d.kind, Kind::Function | Kind::Type | Kind::Constant | Kind::Member),
+    }
+}
+
 /// Definitions of the names changed lines use, outside the hunk that uses them.
 fn definitions(scan: &Scan, u: &UsedAt, out: &mut Vec<Entry>) {
-    let found: Vec<_> = scan.index.definitions(&u.name).collect();
+    let found: Vec<_> = scan.index.definitions(&u.name).filter(|f| resolves(scan, u, f.path, f.definition)).collect();
     if found.is_empty() || found.len() > MAX_DEFINITIONS {
         return;
     }
@@ -122,12 +183,41 @@ fn definitions(scan: &Scan, u: &UsedAt, out: &mut Vec<Entry>) {
         let d = f.definition;
         let inside = f.path == u.path && d.start <= u.hunk.1 && d.end >= u.hunk.0;
         let Some(file) = scan.index.file(f.path) else { continue };
-        if inside || d.kind == Kind::Route {
+        if inside {
             continue;
+        }
+        if d.kind == Kind::Field {
+            co_users(scan, u, f.path, out);
         }
         let rank = if d.kind.is_callable() { 4 } else { 3 };
         let why = format!("defines {} `{}` used at {}:{}", d.kind.as_str(), d.name, u.path, u.line);
         out.extend(entry(scan, f.path, definition_region(file, d), why, &u.path, (rank, distance(f.path, &u.path))));
+    }
+}
+
+/// Other code that uses a field the changed lines use, in files that depend on the
+/// field's file: the other holders of a lock, the other writers of a counter.
+fn co_users(scan: &Scan, u: &UsedAt, defining: &str, out: &mut Vec<Entry>) {
+    let mut shown: Vec<(&str, (u32, u32))> = Vec::new();
+    let mut found: Vec<(u32, &str, u32)> = scan
+        .index
+        .uses(&u.name)
+        .filter(|x| x.role == Role::Member && !scan.changed.contains(x.path) && knows(scan, x.path, defining, &u.name))
+        .map(|x| (distance(x.path, &u.path), x.path, x.line))
+        .collect();
+    found.sort();
+    for (dist, path, line) in found {
+        let Some(file) = scan.index.file(path) else { continue };
+        if shown.len() >= MAX_CO_USES {
+            break;
+        }
+        if shown.iter().any(|(p, r)| *p == path && r.0 <= line && line <= r.1) {
+            continue;
+        }
+        let region = use_region(file, line);
+        shown.push((path, region));
+        let why = format!("also uses field `{}`, as the change does at {}:{} (line {line})", u.name, u.path, u.line);
+        out.extend(entry(scan, path, region, why, &u.path, (5, dist)));
     }
 }
 
@@ -159,11 +249,19 @@ fn uses(scan: &Scan, t: &Touched, out: &mut Vec<Entry>) {
         Some(Kind::Function | Kind::Method) => 2,
         _ => 1,
     };
+    // Type and constant names are distinctive enough on their own; a field, member
+    // or function name counts only where the file depends on the changed one.
+    let needs_evidence = !matches!(t.kind, Some(Kind::Type | Kind::Constant));
+    // A field (or a removed name) is used as a member: `o.total`, `{total: 1}`; a
+    // local variable of the same name is something else.
+    let members_only = matches!(t.kind, Some(Kind::Field) | None);
     let mut found: Vec<(u32, &str, u32, Role)> = Vec::new();
     for n in &names {
         for u in scan.index.uses(n) {
-            // A respelled name only counts where it is a member (`o.displayName`).
-            if (n != &t.name && u.role != Role::Member) || (u.path == t.path && u.line == t.line) {
+            if (members_only && u.role != Role::Member)
+                || scan.changed.contains(u.path)
+                || (needs_evidence && !knows(scan, u.path, &t.path, &t.name))
+            {
                 continue;
             }
             found.push((distance(u.path, &t.path), u.path, u.line, u.role));

@@ -30,6 +30,7 @@ pub struct UsedAt {
     pub name: String,
     pub path: String,
     pub line: u32,
+    pub role: gauntlet_code::Role,
     /// The new-side lines of its hunk (a definition inside them is already shown).
     pub hunk: (u32, u32),
 }
@@ -106,8 +107,8 @@ fn hunks_of(f: &ChangedFile, index: &Index, touched: &mut Vec<Touched>, used: &m
                     touch(&d.name, Some(d.kind), n);
                 }
                 for u in symbols.uses_in(n, n) {
-                    if !used.iter().any(|x| x.name == u.name && x.path == path) {
-                        used.push(UsedAt { name: u.name.clone(), path: path.to_string(), line: n, hunk });
+                    if !used.iter().any(|x| x.name == u.name && x.path == path && x.role == u.role) {
+                        used.push(UsedAt { name: u.name.clone(), path: path.to_string(), line: n, role: u.role, hunk });
                     }
                 }
             }
