@@ -135,6 +135,48 @@ fn wanted(touched: &[Touched], used: &[UsedAt]) -> Vec<String> {
     names.into_iter().filter(|n| n.len() >= 2).collect()
 }
 
+/// Add to `index` the files at head outside `change` that mention any of `names`
+/// (one multi-pattern pass over them), skipping links, files over `file_bytes` and
+/// gauntlet's own folder. A name more than [`MAX_FILES_PER_NAME`] files mention
+/// does not bring files in on its own; those names are returned.
+pub fn add_mentioning(
+    index: &mut Index,
+    texts: &mut HashMap<String, String>,
+    change: &Change,
+    repo: &dyn RepoRead,
+    names: &[String],
+    file_bytes: usize,
+) -> BTreeSet<String> {
+    let others: Vec<&str> = repo
+        .files()
+        .into_iter()
+        .filter(|p| change.file(p).is_none() && !p.starts_with(".gauntlet/") && repo.link_target(p).is_none())
+        .collect();
+    let read: Vec<(&str, String)> = others
+        .iter()
+        .zip(repo.texts(&others))
+        .filter_map(|(p, t)| Some((*p, t?)))
+        .filter(|(_, t)| t.len() <= file_bytes)
+        .collect();
+    let hits = mentioning(names, read.iter().map(|(_, t)| t.as_str()));
+    let mut files_of: BTreeMap<usize, usize> = BTreeMap::new();
+    for (_, found) in &hits {
+        for n in found {
+            *files_of.entry(*n).or_default() += 1;
+        }
+    }
+    let common: BTreeSet<usize> =
+        files_of.iter().filter(|(_, count)| **count > MAX_FILES_PER_NAME).map(|(n, _)| *n).collect();
+    let wanted_files: Vec<(&str, &str)> = hits
+        .iter()
+        .filter(|(_, found)| found.iter().any(|n| !common.contains(n)))
+        .map(|(i, _)| (read[*i].0, read[*i].1.as_str()))
+        .collect();
+    index.add_all(&wanted_files);
+    texts.extend(wanted_files.iter().map(|(p, t)| (p.to_string(), t.to_string())));
+    common.into_iter().map(|i| names[i].clone()).collect()
+}
+
 /// Index `change`: its files, then the files at head that mention what its hunks
 /// use or touch. Files over `file_bytes`, links and gauntlet's own folder are left
 /// out, as the tools leave them out.
@@ -154,34 +196,7 @@ pub fn scan(change: &Change, repo: &dyn RepoRead, file_bytes: usize) -> Scan {
         hunks_of(f, &index, &mut touched, &mut used);
     }
     let names = wanted(&touched, &used);
-    let others: Vec<&str> = repo
-        .files()
-        .into_iter()
-        .filter(|p| change.file(p).is_none() && !p.starts_with(".gauntlet/") && repo.link_target(p).is_none())
-        .collect();
-    let read: Vec<(&str, String)> = others
-        .iter()
-        .zip(repo.texts(&others))
-        .filter_map(|(p, t)| Some((*p, t?)))
-        .filter(|(_, t)| t.len() <= file_bytes)
-        .collect();
-    let hits = mentioning(&names, read.iter().map(|(_, t)| t.as_str()));
-    let mut files_of: BTreeMap<usize, usize> = BTreeMap::new();
-    for (_, found) in &hits {
-        for n in found {
-            *files_of.entry(*n).or_default() += 1;
-        }
-    }
-    let common: BTreeSet<usize> =
-        files_of.iter().filter(|(_, count)| **count > MAX_FILES_PER_NAME).map(|(n, _)| *n).collect();
-    let wanted_files: Vec<(&str, &str)> = hits
-        .iter()
-        .filter(|(_, found)| found.iter().any(|n| !common.contains(n)))
-        .map(|(i, _)| (read[*i].0, read[*i].1.as_str()))
-        .collect();
-    index.add_all(&wanted_files);
-    texts.extend(wanted_files.iter().map(|(p, t)| (p.to_string(), t.to_string())));
-    let common: BTreeSet<String> = common.into_iter().map(|i| names[i].clone()).collect();
+    let common = add_mentioning(&mut index, &mut texts, change, repo, &names, file_bytes);
     used.retain(|u| !common.contains(&u.name));
     let changed = change.files.iter().map(|f| f.diff.path().to_string()).collect();
     Scan { index, texts, touched, used, common, changed }
