@@ -115,6 +115,25 @@ mod tests {
     }
 
     #[test]
+    fn the_baseline_gets_the_related_code_after_the_change() {
+        let patch = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n";
+        let diff = gauntlet_change::parse_patch(patch).unwrap().remove(0);
+        let file = gauntlet_change::ChangedFile { diff, head_text: Some("x = 2\n".into()), unreadable: None };
+        let change = Change {
+            base: "b".into(),
+            head: "h".into(),
+            snapshot: gauntlet_change::Snapshot::Worktree,
+            files: vec![file],
+        };
+        let fence = Fence::fixed("DATA-0");
+        let with = request(&change, Some("## Related code\n"), &fence, Tier::Standard);
+        assert_eq!(with.shared.len(), 2);
+        assert_eq!(with.shared[0], gauntlet_review::prompt::change_listing(&change, &fence));
+        assert_eq!(with.shared[1], "## Related code\n");
+        assert_eq!(request(&change, None, &fence, Tier::Standard).shared.len(), 1, "no related code, no block");
+    }
+
+    #[test]
     fn an_answer_that_is_not_json_is_an_error_not_silence() {
         assert!(read_findings("I found no bugs.").unwrap_err().contains("not a JSON object"));
     }
