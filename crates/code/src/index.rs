@@ -40,6 +40,13 @@ fn cached(path: &str, text: &str) -> Shared {
     parsed
 }
 
+/// The innermost function, method or type around `line` of the file `path` with
+/// content `text`: the region a finding there sits in. Parsed through the same
+/// per-blob cache as the index, so asking for many lines of one file parses it once.
+pub fn enclosing(path: &str, text: &str, line: u32) -> Option<Definition> {
+    cached(path, text).enclosing(line).cloned()
+}
+
 /// A definition found by name, with the file it is in.
 #[derive(Clone, Copy, Debug)]
 pub struct Found<'a> {

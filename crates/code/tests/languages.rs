@@ -428,3 +428,11 @@ fn routes_are_definitions_spanning_their_handler() {
     let routes = defined(&ix, "/orders/{order_id}");
     assert_eq!(routes, [("api/main.py".into(), Kind::Route, 6, 8)]);
 }
+
+#[test]
+fn the_enclosing_region_of_a_line_is_the_innermost_definition() {
+    let at = |line| gauntlet_code::enclosing("app/models.py", PY_MODELS, line).map(|d| (d.name, d.start, d.end));
+    assert_eq!(at(19), Some(("in_grams".to_string(), 18, 19)));
+    assert_eq!(at(15), Some(("Reading".to_string(), 12, 19)), "a field line sits in its class");
+    assert_eq!(at(4), None, "a module constant sits in nothing");
+}

@@ -6,7 +6,7 @@ use crate::repo::RepoRead;
 use gauntlet_change::{Change, ChangedFile, Hunk, LineKind};
 use gauntlet_code::{Index, Kind, mentioning, spellings};
 use regex::Regex;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::OnceLock;
 
 /// A name found in more files than this says nothing about where it is defined or
@@ -53,21 +53,15 @@ fn word() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("the identifier pattern compiles"))
 }
 
-fn has_word(text: &str, w: &str) -> bool {
-    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    text.match_indices(w).any(|(i, _)| {
-        !text[..i].chars().next_back().is_some_and(is_word) && !text[i + w.len()..].chars().next().is_some_and(is_word)
-    })
-}
-
 /// Names of removed lines that the file no longer holds anywhere: renamed or
-/// deleted fields, members, functions.
-fn removed_names<'a>(h: &'a Hunk, head: &str) -> Vec<(&'a str, u32)> {
-    let mut out = Vec::new();
+/// deleted fields, members, functions. `head_words` are the words of the file's head.
+fn removed_names<'a>(h: &'a Hunk, head_words: &HashSet<&str>) -> Vec<(&'a str, u32)> {
+    let mut out: Vec<(&str, u32)> = Vec::new();
+    let mut seen = HashSet::new();
     for l in h.lines.iter().filter(|l| l.kind == LineKind::Removed) {
         for m in word().find_iter(&l.text) {
             let w = m.as_str();
-            if w.len() >= 3 && !has_word(head, w) && !out.iter().any(|(o, _)| *o == w) {
+            if w.len() >= 3 && !head_words.contains(w) && seen.insert(w) {
                 out.push((w, l.anchor));
             }
         }
@@ -75,28 +69,41 @@ fn removed_names<'a>(h: &'a Hunk, head: &str) -> Vec<(&'a str, u32)> {
     out
 }
 
+/// What the hunks of a change touch and use, each name once.
+#[derive(Default)]
+struct Found {
+    touched: Vec<Touched>,
+    used: Vec<UsedAt>,
+    touched_names: HashSet<String>,
+    used_keys: HashSet<(String, String, gauntlet_code::Role)>,
+}
+
+impl Found {
+    fn touch(&mut self, name: &str, kind: Option<Kind>, path: &str, line: u32) {
+        if self.touched_names.insert(name.to_string()) {
+            self.touched.push(Touched { name: name.to_string(), kind, path: path.to_string(), line });
+        }
+    }
+}
+
 /// What one changed file's hunks touch and use.
-fn hunks_of(f: &ChangedFile, index: &Index, touched: &mut Vec<Touched>, used: &mut Vec<UsedAt>) {
+fn hunks_of(f: &ChangedFile, index: &Index, found: &mut Found) {
     let path = f.diff.path();
-    let head = f.head_text.as_deref().unwrap_or("");
+    let head_words: HashSet<&str> =
+        f.head_text.as_deref().map(|t| word().find_iter(t).map(|m| m.as_str()).collect()).unwrap_or_default();
     let symbols = index.file(path);
     for h in &f.diff.hunks {
         let span = h.new_side();
         let hunk = (*span.start(), *span.end());
-        let mut touch = |name: &str, kind: Option<Kind>, line: u32| {
-            if !touched.iter().any(|t| t.name == name) {
-                touched.push(Touched { name: name.to_string(), kind, path: path.to_string(), line });
-            }
-        };
         if f.head_text.is_some() {
-            for (name, line) in removed_names(h, head) {
-                touch(name, None, line);
+            for (name, line) in removed_names(h, &head_words) {
+                found.touch(name, None, path, line);
             }
         } else {
             // A deleted file: what it defined, read from the lines it lost.
             let lost: String = h.lines.iter().map(|l| format!("{}\n", l.text)).collect();
             for d in gauntlet_code::symbols(path, &lost).definitions {
-                touch(&d.name, None, h.new_start.max(1));
+                found.touch(&d.name, None, path, h.new_start.max(1));
             }
         }
         let Some(symbols) = symbols else { continue };
@@ -104,17 +111,18 @@ fn hunks_of(f: &ChangedFile, index: &Index, touched: &mut Vec<Touched>, used: &m
             let n = l.anchor;
             if l.kind == LineKind::Added {
                 for d in symbols.defined_in(n, n) {
-                    touch(&d.name, Some(d.kind), n);
+                    found.touch(&d.name, Some(d.kind), path, n);
                 }
                 for u in symbols.uses_in(n, n) {
-                    if !used.iter().any(|x| x.name == u.name && x.path == path && x.role == u.role) {
-                        used.push(UsedAt { name: u.name.clone(), path: path.to_string(), line: n, role: u.role, hunk });
+                    if found.used_keys.insert((u.name.clone(), path.to_string(), u.role)) {
+                        let name = u.name.clone();
+                        found.used.push(UsedAt { name, path: path.to_string(), line: n, role: u.role, hunk });
                     }
                 }
             }
             // The definition a changed line sits in is modified: its users depend on it.
             if let Some(d) = symbols.enclosing(n) {
-                touch(&d.name, Some(d.kind), n);
+                found.touch(&d.name, Some(d.kind), path, n);
             }
         }
     }
@@ -191,10 +199,11 @@ pub fn scan(change: &Change, repo: &dyn RepoRead, file_bytes: usize) -> Scan {
         .collect();
     index.add_all(&changed);
     texts.extend(changed.iter().map(|(p, t)| (p.to_string(), t.to_string())));
-    let (mut touched, mut used) = (Vec::new(), Vec::new());
+    let mut found = Found::default();
     for f in &change.files {
-        hunks_of(f, &index, &mut touched, &mut used);
+        hunks_of(f, &index, &mut found);
     }
+    let Found { touched, mut used, .. } = found;
     let names = wanted(&touched, &used);
     let common = add_mentioning(&mut index, &mut texts, change, repo, &names, file_bytes);
     used.retain(|u| !common.contains(&u.name));
