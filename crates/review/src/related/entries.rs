@@ -238,6 +238,41 @@ fn verb(t: &Touched, role: Role, line_text: &str) -> String {
     }
 }
 
+/// Definitions of the same shape in another language (a TypeScript enum that
+/// mirrors a C# one, a client interface for a server's DTO): the other side of a
+/// wire, which imports nothing from this side.
+fn mirrors(scan: &Scan, t: &Touched, names: &[String], rank: u8, out: &mut Vec<Entry>) {
+    let Some(changed) = scan.index.file(&t.path) else { return };
+    let single = gauntlet_code::words(&t.name).len() < 2;
+    for n in names {
+        for f in scan.index.definitions(n) {
+            let Some(file) = scan.index.file(f.path) else { continue };
+            // A one-word field (`status`) is too common to be a mirror; types are not.
+            let distinctive = f.definition.kind == Kind::Type || !single;
+            if family(file.lang) == family(changed.lang) || file.lang.is_none() || !distinctive {
+                continue;
+            }
+            let d = f.definition;
+            let why = format!(
+                "defines {} `{}` on the other side of `{}` changed at {}:{}",
+                d.kind.as_str(),
+                d.name,
+                t.name,
+                t.path,
+                t.line
+            );
+            out.extend(entry(
+                scan,
+                f.path,
+                definition_region(file, d),
+                why,
+                &t.path,
+                (rank, distance(f.path, &t.path)),
+            ));
+        }
+    }
+}
+
 /// Places that use what a hunk defines, modifies or removes.
 fn uses(scan: &Scan, t: &Touched, out: &mut Vec<Entry>) {
     if t.kind.is_none() && scan.common.contains(&t.name) {
@@ -249,6 +284,9 @@ fn uses(scan: &Scan, t: &Touched, out: &mut Vec<Entry>) {
         Some(Kind::Function | Kind::Method) => 2,
         _ => 1,
     };
+    if matches!(t.kind, Some(Kind::Type | Kind::Field | Kind::Member) | None) {
+        mirrors(scan, t, &names, rank, out);
+    }
     // Type and constant names are distinctive enough on their own; a field, member
     // or function name counts only where the file depends on the changed one.
     let needs_evidence = !matches!(t.kind, Some(Kind::Type | Kind::Constant));
