@@ -160,9 +160,10 @@ pub fn add_mentioning(
         .into_iter()
         .filter(|p| change.file(p).is_none() && !p.starts_with(".gauntlet/") && repo.link_target(p).is_none())
         .collect();
+    // The search reads unmasked text; what it picks is read again, masked, below.
     let read: Vec<(&str, String)> = others
         .iter()
-        .zip(repo.texts(&others))
+        .zip(repo.unmasked_texts(&others))
         .filter_map(|(p, t)| Some((*p, t?)))
         .filter(|(_, t)| t.len() <= file_bytes)
         .collect();
@@ -175,11 +176,11 @@ pub fn add_mentioning(
     }
     let common: BTreeSet<usize> =
         files_of.iter().filter(|(_, count)| **count > MAX_FILES_PER_NAME).map(|(n, _)| *n).collect();
-    let wanted_files: Vec<(&str, &str)> = hits
-        .iter()
-        .filter(|(_, found)| found.iter().any(|n| !common.contains(n)))
-        .map(|(i, _)| (read[*i].0, read[*i].1.as_str()))
-        .collect();
+    let picked: Vec<&str> =
+        hits.iter().filter(|(_, found)| found.iter().any(|n| !common.contains(n))).map(|(i, _)| read[*i].0).collect();
+    let masked = repo.texts(&picked);
+    let wanted_files: Vec<(&str, &str)> =
+        picked.iter().zip(&masked).filter_map(|(p, t)| Some((*p, t.as_deref()?))).collect();
     index.add_all(&wanted_files);
     texts.extend(wanted_files.iter().map(|(p, t)| (p.to_string(), t.to_string())));
     common.into_iter().map(|i| names[i].clone()).collect()

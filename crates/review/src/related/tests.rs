@@ -164,3 +164,36 @@ fn the_related_block_as_every_session_receives_it() {
     insta::assert_snapshot!(text);
     assert!(crate::prompt::related(&Related::default(), &Fence::fixed("DATA-0000")).is_none());
 }
+
+/// A reader whose shown texts are masked and whose search texts are not.
+struct Masking(Files);
+
+impl HeadFiles for Masking {
+    fn line_count(&self, path: &str) -> Option<u32> {
+        self.0.line_count(path)
+    }
+}
+
+impl RepoRead for Masking {
+    fn text(&self, path: &str) -> Option<String> {
+        self.0.text(path).map(|t| t.replace("sk_live_123", "[masked]"))
+    }
+    fn files(&self) -> Vec<&str> {
+        self.0.files()
+    }
+    fn unmasked_texts(&self, paths: &[&str]) -> Vec<Option<String>> {
+        paths.iter().map(|p| self.0.text(p)).collect()
+    }
+}
+
+#[test]
+fn related_code_is_read_masked_even_though_the_name_search_is_not() {
+    let (change, Files(mut head)) = sample();
+    let with_key = RATES.replace("    return", "    key = 'sk_live_123'\n    return");
+    head.insert("shop/rates.py".into(), with_key);
+    let related = gather(&change, &Masking(Files(head)), 1 << 20, 10_000);
+    let rates = related.entries.iter().find(|e| e.path == "shop/rates.py").expect("the callee is shown");
+    let text = related.listing(&Fence::fixed("DATA-1"));
+    assert!(rates.lines.iter().any(|l| l.contains("key = '[masked]'")), "{:?}", rates.lines);
+    assert!(!text.contains("sk_live_123"), "{text}");
+}
