@@ -112,7 +112,7 @@ fn module_file(f: usize, changed: bool) -> String {
 /// untouched neighbours that call it and that it calls), ten files a folder.
 fn tree(changed_files: usize) -> BTreeMap<String, String> {
     let stride = FILES / changed_files.clamp(1, FILES);
-    let changed = |f: usize| changed_files > 0 && f % stride == 0 && f / stride < changed_files;
+    let changed = |f: usize| changed_files > 0 && f.is_multiple_of(stride) && f / stride < changed_files;
     (0..FILES).map(|f| (format!("src/m{}/m{f}.rs", f / 10), module_file(f, changed(f)))).collect()
 }
 
