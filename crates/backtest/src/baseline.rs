@@ -126,11 +126,11 @@ mod tests {
             files: vec![file],
         };
         let fence = Fence::fixed("DATA-0");
-        let with = request(&change, Some("## Related code\n"), &fence, Tier::Standard);
+        let with = request(&change, Some("## Related code\n"), &fence, Tier::Standard, None);
         assert_eq!(with.shared.len(), 2);
         assert_eq!(with.shared[0], gauntlet_review::prompt::change_listing(&change, &fence));
         assert_eq!(with.shared[1], "## Related code\n");
-        assert_eq!(request(&change, None, &fence, Tier::Standard).shared.len(), 1, "no related code, no block");
+        assert_eq!(request(&change, None, &fence, Tier::Standard, None).shared.len(), 1, "no related code, no block");
     }
 
     #[test]

@@ -179,7 +179,7 @@ fn describe_kind(kind: crate::context::block::ContextKind) -> &'static str {
     match kind {
         History => "the commits that touched the changed lines",
         Feedback => "review comments left on earlier pull requests for these files",
-        Consumers => "the files that use the names the change touches, found by searching the repository at head",
+        Consumers => "the files that use the names the change touches, found through the symbol index of the head",
         Tokens => "the design-token files and the added literals that equal a token",
     }
 }

@@ -112,6 +112,7 @@ async fn every_session_gets_the_related_code_and_a_finding_may_rest_on_it() {
         head: &head,
         rules_version: "v".into(),
         fence: Fence::fixed("DATA-0000"),
+        intent: None,
     };
     let fake = Arc::new(Fake::default());
     let review = pipeline::run(&input, &Models::single(fake.clone()), &Options::default()).await;
