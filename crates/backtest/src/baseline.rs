@@ -39,15 +39,19 @@ pub struct BaselineRun {
     pub error: Option<String>,
 }
 
-/// The request: the change as the pipeline's sessions see it, then the naive ask,
-/// with the author's stated intent when the pipeline's finders had it too.
-pub fn request(change: &Change, fence: &Fence, tier: Tier, intent: Option<&Intent>) -> Request {
+/// The request: the change and its related code as the pipeline's sessions see
+/// them (so the comparison is between reviewing methods, not between views), then
+/// the naive ask, with the author's stated intent when the pipeline's finders had
+/// it too.
+pub fn request(change: &Change, related: Option<&str>, fence: &Fence, tier: Tier, intent: Option<&Intent>) -> Request {
     let mut ask = PROMPT.to_string();
     if let Some(intent) = intent {
         ask.push_str(&gauntlet_review::prompt::intent(intent, fence));
     }
+    let mut shared = vec![gauntlet_review::prompt::change_listing(change, fence)];
+    shared.extend(related.map(str::to_string));
     Request {
-        shared: vec![gauntlet_review::prompt::change_listing(change, fence)].into(),
+        shared: shared.into(),
         turns: vec![Turn::user(ask)],
         schema: Some(Schema { name: "report_findings".into(), json: findings_schema(MAX_FINDINGS) }),
         tools: Vec::new(),
@@ -63,6 +67,7 @@ pub fn request(change: &Change, fence: &Fence, tier: Tier, intent: Option<&Inten
 /// compared); an answer that cannot be read counts as publishing nothing.
 pub async fn run(
     change: &Change,
+    related: Option<&str>,
     fence: &Fence,
     intent: Option<&Intent>,
     provider: &Arc<dyn Provider>,
@@ -71,7 +76,7 @@ pub async fn run(
 ) -> Result<BaselineRun, String> {
     let started = Instant::now();
     let resp = provider
-        .complete(&request(change, fence, tier, intent))
+        .complete(&request(change, related, fence, tier, intent))
         .await
         .map_err(|e| format!("model call failed: {e}"))?;
     let wall_ms = started.elapsed().as_millis() as u64;
@@ -112,6 +117,25 @@ mod tests {
         assert_eq!(found.len(), 2, "a wrong literal or a missing location still counts as published");
         assert_eq!(found[0].location, "a.py:3");
         assert_eq!(found[1].location, "");
+    }
+
+    #[test]
+    fn the_baseline_gets_the_related_code_after_the_change() {
+        let patch = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n";
+        let diff = gauntlet_change::parse_patch(patch).unwrap().remove(0);
+        let file = gauntlet_change::ChangedFile { diff, head_text: Some("x = 2\n".into()), unreadable: None };
+        let change = Change {
+            base: "b".into(),
+            head: "h".into(),
+            snapshot: gauntlet_change::Snapshot::Worktree,
+            files: vec![file],
+        };
+        let fence = Fence::fixed("DATA-0");
+        let with = request(&change, Some("## Related code\n"), &fence, Tier::Standard, None);
+        assert_eq!(with.shared.len(), 2);
+        assert_eq!(with.shared[0], gauntlet_review::prompt::change_listing(&change, &fence));
+        assert_eq!(with.shared[1], "## Related code\n");
+        assert_eq!(request(&change, None, &fence, Tier::Standard, None).shared.len(), 1, "no related code, no block");
     }
 
     #[test]

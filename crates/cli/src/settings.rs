@@ -99,6 +99,10 @@ pub struct ContextSection {
     /// Design-token files (paths at head) for the design-tokens reviewer.
     #[serde(default)]
     pub token_files: Vec<String>,
+    /// Tokens of related code (definitions the change uses, places that use what
+    /// it changes) in the block every session receives; default a quarter of the
+    /// context, 0 turns it off.
+    pub related_tokens: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -29,6 +29,7 @@ pub mod part;
 pub mod pipeline;
 pub mod progress;
 pub mod prompt;
+pub mod related;
 pub mod repo;
 pub mod review;
 pub mod rules;

@@ -28,6 +28,7 @@ fn env() -> &'static Environment<'static> {
             ("step_limit", include_str!("../prompts/step_limit.md.j2")),
             ("context", include_str!("../prompts/context.md.j2")),
             ("intent", include_str!("../prompts/intent.md.j2")),
+            ("related", include_str!("../prompts/related.md.j2")),
         ] {
             env.add_template(name, src).expect("prompt templates parse");
         }
@@ -134,6 +135,15 @@ fn shared_with(change_text: String, guidance: &[Guidance], fence: &Fence) -> Str
     render("shared", context! { boundary => fence.boundary(), change => change_text, guidance => guidance_text })
 }
 
+/// The related-code block of the shared context; `None` when there is none.
+pub fn related(related: &crate::related::Related, fence: &Fence) -> Option<String> {
+    if related.is_empty() {
+        return None;
+    }
+    let omitted = related.omitted_line();
+    Some(render("related", context! { blocks => related.listing(fence), omitted, budget => related.budget }))
+}
+
 pub fn finder(name: &str, description: &str, body: &str, max_findings: usize) -> String {
     let limits = crate::limits::as_list(&crate::contract::findings_schema(max_findings));
     render("finder", context! { name, description, body, max_findings, limits })
@@ -170,7 +180,7 @@ fn describe_kind(kind: crate::context::block::ContextKind) -> &'static str {
     match kind {
         History => "the commits that touched the changed lines",
         Feedback => "review comments left on earlier pull requests for these files",
-        Consumers => "the files that use the names the change touches, found by searching the repository at head",
+        Consumers => "the files that use the names the change touches, found through the symbol index of the head",
         Tokens => "the design-token files and the added literals that equal a token",
     }
 }

@@ -213,3 +213,35 @@ fn a_raw_colour_equal_to_a_token_is_pointed_out() {
     );
     assert!(b.iter().any(|b| b.code.iter().any(|r| r.path == "styles/tokens.css")), "the token file is shown code");
 }
+
+const REST_DTO: &str = r#"use serde::Serialize;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rest {
+    pub retry_after: u32,
+}
+"#;
+
+const SPLITTER: &str = r#"pub fn tail(items: &[u32]) -> &[u32] {
+    let (_, rest) = items.split_at(1);
+    rest
+}
+"#;
+
+const RETRY_CLIENT: &str = r#"export function waitFor(body: { retryAfter: number }): number {
+  return body.retryAfter * 1000;
+}
+"#;
+
+#[test]
+fn a_local_variable_that_shares_a_word_with_a_changed_type_is_no_consumer() {
+    let renamed = REST_DTO.replace("retry_after", "wait_seconds");
+    let dir = repo(
+        &[("api", &[("src/api/rest.rs", REST_DTO), ("src/split.rs", SPLITTER), ("web/src/retry.ts", RETRY_CLIENT)])],
+        &[("src/api/rest.rs", &renamed)],
+    );
+    let b = blocks(gathered(dir.path(), ContextKind::Consumers, &Config::default()));
+    assert!(b.iter().any(|b| b.label == "consumer web/src/retry.ts"), "the client reading retryAfter: {b:?}");
+    assert!(!b.iter().any(|b| b.label == "consumer src/split.rs"), "a local `rest` is not the type `Rest`: {b:?}");
+}

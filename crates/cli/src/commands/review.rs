@@ -252,6 +252,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         tools: settings.tool_limits(),
         reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(true),
         reviewer_max_steps: settings.file.review.reviewer_max_steps.unwrap_or(pipeline::REVIEWER_MAX_STEPS),
+        related_tokens: settings.file.context.related_tokens,
         deadline,
         progress: Default::default(),
     };

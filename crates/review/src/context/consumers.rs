@@ -1,17 +1,19 @@
 //! Consumers context for contract drift: when the change touches a file that
 //! produces or consumes a shape (an HTTP handler or route, a type serialised to
 //! JSON, a schema file), the names its changed lines rename, add or remove (fields,
-//! types, routes) are searched for across the repository at head, in every
-//! language and naming convention, and the files that use them are shown beside
-//! the change.
+//! types, routes) are looked up in the symbol index of the head, in every
+//! language's spelling of a multi-word name, and the files that use them are
+//! shown beside the change. An identifier that merely contains or resembles a
+//! name (a local `rest` beside a type `Rest`) is not a use.
 
-use super::shape::{Term, hunk_is_shape, is_shape_file, strongest, terms, variants};
+use super::shape::{Term, hunk_is_shape, is_shape_file, strongest, terms};
 use super::{Block, CodeRange, ContextError, ContextKind, Gathered, Sources};
 use crate::listing::numbered;
+use crate::related::scan::add_mentioning;
+use crate::sandbox::Limits;
 use gauntlet_change::ChangedFile;
-use regex::Regex;
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::OnceLock;
+use gauntlet_code::{Index, Kind, Role, spellings};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Consumer files shown, lines shown around each mention, and lines per file.
 const MAX_FILES: usize = 6;
@@ -19,41 +21,8 @@ const WINDOW: u32 = 6;
 const MAX_LINES_PER_FILE: usize = 120;
 /// A name found in more files than this is too common to point at consumers.
 const MAX_FILES_PER_TERM: usize = 25;
-const MAX_HITS: usize = 20_000;
 /// Names searched for at most.
 const MAX_TERMS: usize = 40;
-
-/// Finds which terms a line mentions: identifier spellings by looking up each
-/// identifier of the line, the few others (routes, kebab-case) by search.
-struct Matcher<'a> {
-    idents: BTreeMap<&'a str, Vec<usize>>,
-    others: Vec<(&'a str, usize)>,
-}
-
-impl<'a> Matcher<'a> {
-    fn new(spelled: &'a [(String, usize)]) -> Matcher<'a> {
-        let is_ident = |v: &str| v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        let mut idents: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        let mut others = Vec::new();
-        for (v, i) in spelled {
-            if is_ident(v) {
-                idents.entry(v.as_str()).or_default().push(*i);
-            } else {
-                others.push((v.as_str(), *i));
-            }
-        }
-        Matcher { idents, others }
-    }
-
-    fn terms_in(&self, text: &str) -> BTreeSet<usize> {
-        static WORD: OnceLock<Regex> = OnceLock::new();
-        let word = WORD.get_or_init(|| Regex::new(r"[A-Za-z0-9_]+").expect("word pattern is valid"));
-        let mut found: BTreeSet<usize> =
-            word.find_iter(text).filter_map(|m| self.idents.get(m.as_str())).flatten().copied().collect();
-        found.extend(self.others.iter().filter(|(v, _)| has_word(text, v)).map(|(_, i)| *i));
-        found
-    }
-}
 
 fn has_word(text: &str, word: &str) -> bool {
     let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
@@ -61,6 +30,47 @@ fn has_word(text: &str, word: &str) -> bool {
         !text[..i].chars().next_back().is_some_and(is_word)
             && !text[i + word.len()..].chars().next().is_some_and(is_word)
     })
+}
+
+/// How a term is looked for: a route as its text, a multi-word name in each
+/// language's spelling, a one-word name only as written (a type `Rest` is not a
+/// variable `rest`).
+fn spelled(name: &str) -> Vec<String> {
+    if name.starts_with('/') { vec![name.to_string()] } else { spellings(name) }
+}
+
+/// `(path, line, term)` for every use or definition of a term in the indexed files
+/// outside the change: identifiers from the symbol index (a respelled name only as
+/// a member, as in `o.displayName` or a DTO's `display_name` field), routes as
+/// whole strings on a line.
+fn uses_of(
+    index: &Index,
+    texts: &HashMap<String, String>,
+    spelled: &[(String, usize)],
+    terms: &[Term],
+) -> Vec<(String, u32, usize)> {
+    let mut out = Vec::new();
+    for (v, i) in spelled {
+        if v.starts_with('/') {
+            for (path, text) in texts {
+                let lines = text.lines().enumerate().filter(|(_, l)| has_word(l, v));
+                out.extend(lines.map(|(n, _)| (path.clone(), n as u32 + 1, *i)));
+            }
+            continue;
+        }
+        let same = v == &terms[*i].name;
+        for u in index.uses(v).filter(|u| same || u.role == Role::Member) {
+            out.push((u.path.to_string(), u.line, *i));
+        }
+        // The other side of a wire defines the shape itself (a DTO's field).
+        let member = |k: Kind| matches!(k, Kind::Field | Kind::Member | Kind::Method);
+        for f in index.definitions(v).filter(|f| same || member(f.definition.kind)) {
+            out.push((f.path.to_string(), f.definition.line, *i));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
@@ -88,20 +98,18 @@ pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
     }
     let terms = strongest(shape_files.iter().flat_map(|f| terms(f)).collect(), MAX_TERMS);
     let spelled: Vec<(String, usize)> =
-        terms.iter().enumerate().flat_map(|(i, t)| variants(&t.name).into_iter().map(move |v| (v, i))).collect();
-    let patterns: Vec<String> = spelled.iter().map(|(v, _)| v.clone()).collect::<BTreeSet<_>>().into_iter().collect();
-    let hits = src.git.grep_words(&src.change.snapshot, &patterns, MAX_HITS)?;
-    let matcher = Matcher::new(&spelled);
-    // Which terms each file outside the change mentions, on which lines.
-    let mut files_of_term: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
-    let mut mentions: BTreeMap<&str, (BTreeSet<usize>, BTreeSet<u32>)> = BTreeMap::new();
-    for hit in hits.iter().filter(|h| src.change.file(&h.path).is_none() && !h.path.starts_with(".gauntlet/")) {
-        for i in matcher.terms_in(&hit.text) {
-            files_of_term.entry(i).or_default().insert(&hit.path);
-            let entry = mentions.entry(&hit.path).or_default();
-            entry.0.insert(i);
-            entry.1.insert(hit.line);
-        }
+        terms.iter().enumerate().flat_map(|(i, t)| spelled(&t.name).into_iter().map(move |v| (v, i))).collect();
+    let names: Vec<String> = spelled.iter().map(|(v, _)| v.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let (mut index, mut texts) = (Index::default(), HashMap::new());
+    add_mentioning(&mut index, &mut texts, src.change, src.head, &names, Limits::default().file_bytes);
+    // Which terms each file outside the change uses, on which lines.
+    let mut files_of_term: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    let mut mentions: BTreeMap<String, (BTreeSet<usize>, BTreeSet<u32>)> = BTreeMap::new();
+    for (path, line, i) in uses_of(&index, &texts, &spelled, &terms) {
+        files_of_term.entry(i).or_default().insert(path.clone());
+        let entry = mentions.entry(path).or_default();
+        entry.0.insert(i);
+        entry.1.insert(line);
     }
     let common: BTreeSet<usize> =
         files_of_term.iter().filter(|(_, files)| files.len() > MAX_FILES_PER_TERM).map(|(i, _)| *i).collect();
@@ -109,7 +117,7 @@ pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
         .iter()
         .map(|(path, (ts, lines))| {
             let ts: BTreeSet<usize> = ts.difference(&common).copied().collect();
-            (ts.iter().map(|i| terms[*i].weight()).sum(), *path, ts, lines)
+            (ts.iter().map(|i| terms[*i].weight()).sum(), path.as_str(), ts, lines)
         })
         .filter(|(score, ..)| *score > 0)
         .collect();
@@ -123,7 +131,7 @@ pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
     }
     let mut blocks = vec![summary(&shape_files, &terms, &files_of_term, &common)];
     for (_, path, ts, lines) in &ranked {
-        if let Some(block) = consumer_block(src, path, ts, lines, &terms) {
+        if let Some(block) = consumer_block(&texts, path, ts, lines, &terms) {
             blocks.push(block);
         }
     }
@@ -134,7 +142,7 @@ pub(super) fn gather(src: &Sources<'_>) -> Result<Gathered, ContextError> {
 fn summary(
     shape_files: &[&ChangedFile],
     terms: &[Term],
-    files_of_term: &BTreeMap<usize, BTreeSet<&str>>,
+    files_of_term: &BTreeMap<usize, BTreeSet<String>>,
     common: &BTreeSet<usize>,
 ) -> Block {
     let mut text = String::from("Changed files that define or use an API shape: ");
@@ -143,10 +151,10 @@ fn summary(
     for (i, t) in terms.iter().enumerate() {
         let found = match files_of_term.get(&i) {
             _ if common.contains(&i) => "too common to tell consumers apart".to_string(),
-            Some(files) => files.iter().copied().collect::<Vec<_>>().join(", "),
+            Some(files) => files.iter().map(String::as_str).collect::<Vec<_>>().join(", "),
             None => "no other file".to_string(),
         };
-        let spelled = variants(&t.name).join(", ");
+        let spelled = spelled(&t.name).join(", ");
         text.push_str(&format!("- {} ({} in {}; searched as {spelled}): {found}\n", t.name, t.how, t.file));
     }
     Block {
@@ -160,13 +168,13 @@ fn summary(
 
 /// Windows of a consumer file around its mentions, numbered as at head.
 fn consumer_block(
-    src: &Sources<'_>,
+    texts: &HashMap<String, String>,
     path: &str,
     ts: &BTreeSet<usize>,
     lines: &BTreeSet<u32>,
     terms: &[Term],
 ) -> Option<Block> {
-    let text = src.head.text(path)?;
+    let text = texts.get(path)?;
     let all: Vec<&str> = text.lines().collect();
     let mut windows: Vec<(u32, u32)> = Vec::new();
     for &l in lines {

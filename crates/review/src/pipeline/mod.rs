@@ -20,6 +20,7 @@ use crate::fence::Fence;
 use crate::finding::{DropReason, Dropped, Finding, Judged};
 use crate::ground::ground;
 use crate::guidance::Guidance;
+use crate::related::Related;
 use crate::review::{Gap, NotReviewed, Published, Review, SCHEMA_VERSION, StepUsage};
 use crate::rules::Reviewer;
 use crate::shown::Shown;
@@ -81,6 +82,9 @@ pub struct Options {
     pub deadline: Option<Deadline>,
     /// Who hears of the run's progress (steps, units done, usage); nobody by default.
     pub progress: crate::progress::Observer,
+    /// Tokens of related code in the shared block (`[context] related_tokens`);
+    /// `None`: a quarter of `context_tokens`; 0: none.
+    pub related_tokens: Option<usize>,
 }
 
 impl Options {
@@ -88,6 +92,11 @@ impl Options {
     /// for large or sensitive changes.
     pub fn route(&self, tier: Tier) -> Tier {
         if self.deep.is_some() && tier == Tier::Standard { Tier::Deep } else { tier }
+    }
+
+    /// The related-code budget in tokens.
+    pub fn related_budget(&self) -> usize {
+        self.related_tokens.unwrap_or(self.context_tokens / 4)
     }
 }
 
@@ -111,6 +120,7 @@ impl Default for Options {
             reviewer_max_steps: REVIEWER_MAX_STEPS,
             deadline: None,
             progress: crate::progress::Observer::default(),
+            related_tokens: None,
         }
     }
 }
@@ -140,6 +150,8 @@ pub(crate) struct Ctx<'a> {
     pub models: &'a Models,
     pub opts: &'a Options,
     pub shared: Arc<[String]>,
+    /// The related code this part's shared block shows.
+    pub related: Related,
     /// What every session of this part was shown before its own turn: built when a
     /// finding first needs it (a part without findings never does).
     shown: std::sync::OnceLock<Shown>,
@@ -170,7 +182,11 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn shown(&self) -> &Shown {
-        self.shown.get_or_init(|| shown_for(&self.files, &self.input.guidance))
+        self.shown.get_or_init(|| {
+            let mut shown = shown_for(&self.files, &self.input.guidance);
+            self.related.add_to(&mut shown);
+            shown
+        })
     }
 
     /// Paths of this part's files.
@@ -212,6 +228,14 @@ impl Ctx<'_> {
     }
 }
 
+/// The shared blocks of a part: the change with its guidance, then its related code
+/// when there is any (a block of its own, so a change without any keeps its cache).
+fn shared_blocks(files: &[PartFile<'_>], related: &Related, guidance: &[Guidance], fence: &Fence) -> Arc<[String]> {
+    let mut blocks = vec![crate::prompt::shared_part(files, guidance, fence)];
+    blocks.extend(crate::prompt::related(related, fence));
+    blocks.into()
+}
+
 /// What a part's sessions are shown before their own turn.
 fn shown_for(files: &[PartFile<'_>], guidance: &[Guidance]) -> Shown {
     let mut shown = Shown::default();
@@ -235,13 +259,19 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     let ledger = budget::Ledger::new(opts.budget).with_deadline(opts.deadline);
     let guidance_tokens: usize = input.guidance.iter().map(|g| g.text.len() / 4).sum();
     let reserve = RESERVE_TOKENS.min(opts.context_tokens / 4);
-    let budget = opts.context_tokens.saturating_sub(reserve + guidance_tokens).max(1_000);
+    let related = crate::related::gather(input.change, input.head, opts.tools.file_bytes, opts.related_budget());
+    let budget = opts.context_tokens.saturating_sub(reserve + guidance_tokens + related.tokens()).max(1_000);
     let (parts, too_large) = chunk::plan(input.change, budget);
     let ctxs: Vec<Ctx<'_>> = parts
         .into_iter()
-        .map(|files| Ctx {
+        .map(|files| {
+            let related = related.for_files(files.iter().map(|f| f.path()));
+            (files, related)
+        })
+        .map(|(files, related)| Ctx {
             input,
-            shared: vec![crate::prompt::shared_part(&files, &input.guidance, &input.fence)].into(),
+            shared: shared_blocks(&files, &related, &input.guidance, &input.fence),
+            related,
             files,
             models,
             opts,

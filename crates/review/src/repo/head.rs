@@ -85,6 +85,18 @@ impl RepoRead for RepoHead<'_> {
     /// Searches read many files once: one batch, not cached (the cache is for the
     /// few files validators keep coming back to).
     fn texts(&self, paths: &[&str]) -> Vec<Option<String>> {
+        self.read_batch(paths, true)
+    }
+
+    /// The symbol index's name search runs over every file at head; masking them all
+    /// would cost more than the search, and only the files it picks are shown.
+    fn unmasked_texts(&self, paths: &[&str]) -> Vec<Option<String>> {
+        self.read_batch(paths, false)
+    }
+}
+
+impl RepoHead<'_> {
+    fn read_batch(&self, paths: &[&str], masked: bool) -> Vec<Option<String>> {
         let mut out: Vec<Option<String>> = vec![None; paths.len()];
         let mut batch = Vec::new();
         for (i, path) in paths.iter().enumerate() {
@@ -97,7 +109,7 @@ impl RepoRead for RepoHead<'_> {
         let wanted: Vec<&str> = batch.iter().map(|i| paths[*i]).collect();
         if let Ok(read) = self.git.read_many(&self.snapshot, &wanted) {
             for (i, bytes) in batch.into_iter().zip(read) {
-                out[i] = self.decode(bytes);
+                out[i] = if masked { self.decode(bytes) } else { bytes.and_then(|b| String::from_utf8(b).ok()) };
             }
         }
         out

@@ -30,4 +30,10 @@ pub trait RepoRead: HeadFiles + Send + Sync {
     fn texts(&self, paths: &[&str]) -> Vec<Option<String>> {
         paths.iter().map(|p| self.text(p)).collect()
     }
+    /// [`RepoRead::texts`] before secret masking, for a search that only decides
+    /// which files to read: nothing it returns may be shown to a model or a user.
+    /// Reading the few files it picks through [`RepoRead::texts`] then masks them.
+    fn unmasked_texts(&self, paths: &[&str]) -> Vec<Option<String>> {
+        self.texts(paths)
+    }
 }

@@ -114,6 +114,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         tools: settings.tool_limits(),
         reviewer_tools: settings.file.review.reviewer_tools.unwrap_or(true),
         reviewer_max_steps: settings.file.review.reviewer_max_steps.unwrap_or(pipeline::REVIEWER_MAX_STEPS),
+        related_tokens: settings.file.context.related_tokens,
         deadline: None,
         progress: Observer::new(shown.clone()),
     };
