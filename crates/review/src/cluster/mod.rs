@@ -28,7 +28,7 @@
 pub mod names;
 pub mod regions;
 
-pub use regions::{IndentRegions, Regions};
+pub use regions::{IndentRegions, Regions, SymbolRegions};
 
 use crate::contract::{Location, Severity};
 use crate::finding::Finding;

@@ -1,7 +1,10 @@
 //! Where a line sits in its file: the definition around it, as clustering needs it.
 //!
-//! [`Regions`] is the seam a symbol index plugs into. Until one does, the
-//! [`IndentRegions`] heuristic of [`crate::enclosing`] answers: it walks
+//! [`Regions`] is the seam the symbol index plugs into. [`SymbolRegions`] answers
+//! from `gauntlet-code`: the innermost function, method or type around the lines as
+//! the file's grammar parses it, and the symbols the change defines or alters. A
+//! file with no grammar (or a build without the `grammars` feature) falls back to
+//! the [`IndentRegions`] heuristic of [`crate::enclosing`], which walks
 //! indentation to the nearest line that starts a definition. Its limits, stated so
 //! nobody leans on it harder than it holds: top-level code (scripts, module-level
 //! statements) has no region, so findings there merge only when their ranges
@@ -53,6 +56,67 @@ impl Regions for IndentRegions {
     }
 }
 
+/// Regions from the symbol index of the head, with indentation where a file has no
+/// grammar; the changed symbols are those the change's added lines define, and the
+/// functions and methods whose bodies they touch.
+#[derive(Clone, Debug, Default)]
+pub struct SymbolRegions {
+    symbols: BTreeMap<String, gauntlet_code::FileSymbols>,
+    indent: IndentRegions,
+    changed: BTreeSet<String>,
+}
+
+impl SymbolRegions {
+    /// From the head text of each file findings are located in, and the change.
+    pub fn new(texts: BTreeMap<String, String>, change: &gauntlet_change::Change) -> SymbolRegions {
+        // Only files a grammar read: the index's line heuristics know no bodies, so
+        // indentation answers better for the rest.
+        let symbols = texts
+            .iter()
+            .map(|(path, text)| (path.clone(), gauntlet_code::symbols(path, text)))
+            .filter(|(_, symbols)| symbols.lang.is_some())
+            .collect();
+        SymbolRegions { symbols, indent: IndentRegions::new(texts), changed: changed_symbols(change) }
+    }
+}
+
+fn changed_symbols(change: &gauntlet_change::Change) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for file in &change.files {
+        let (path, Some(text)) = (file.diff.path(), file.head_text.as_deref()) else { continue };
+        let symbols = gauntlet_code::symbols(path, text);
+        let added = file.diff.hunks.iter().flat_map(|h| &h.lines);
+        for line in added.filter(|l| l.kind == gauntlet_change::LineKind::Added).filter_map(|l| l.new) {
+            let defined = symbols.defined_in(line, line).map(|d| d.name.as_str());
+            let around = symbols.enclosing(line).filter(|d| d.kind.is_callable()).map(|d| d.name.as_str());
+            out.extend(defined.chain(around).flat_map(super::names::in_code));
+        }
+    }
+    out
+}
+
+impl Regions for SymbolRegions {
+    fn enclosing(&self, path: &str, start: u32, end: u32) -> Option<(u32, u32)> {
+        let Some(symbols) = self.symbols.get(path) else { return self.indent.enclosing(path, start, end) };
+        let around = symbols.enclosing(start)?;
+        // The innermost definition around `start` that also holds `end`.
+        let mut best = Some(around).filter(|d| d.contains(end));
+        if best.is_none() {
+            best = symbols
+                .definitions
+                .iter()
+                .filter(|d| d.kind.is_callable() || d.kind == gauntlet_code::Kind::Type)
+                .filter(|d| d.contains(start) && d.contains(end))
+                .min_by_key(|d| d.lines());
+        }
+        best.filter(|d| d.lines() <= MAX_REGION_LINES).map(|d| (d.start, d.end))
+    }
+
+    fn changed_symbols(&self) -> &BTreeSet<String> {
+        &self.changed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +136,58 @@ mod tests {
         let text = "import os\nx = os.environ['A']\ny = int(x)\n";
         let r = IndentRegions::new(BTreeMap::from([("s.py".to_string(), text.to_string())]));
         assert_eq!(r.enclosing("s.py", 2, 2), None);
+    }
+
+    fn change(files: Vec<gauntlet_change::ChangedFile>) -> gauntlet_change::Change {
+        use gauntlet_change::{Change, Snapshot};
+        Change { base: "b".into(), head: "h".into(), snapshot: Snapshot::Worktree, files }
+    }
+
+    /// A one-file change from its base and head texts.
+    fn change_of(path: &str, base: &str, head: &str) -> gauntlet_change::Change {
+        let patch = diffy::create_patch(base, head).to_string();
+        let hunks = patch.split_once("\n@@").map(|(_, rest)| format!("@@{rest}")).expect("the texts differ");
+        let text = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n{hunks}");
+        let files = gauntlet_change::parse_patch(&text).expect("the test patch parses");
+        let head = Some(head.to_string());
+        change(
+            files
+                .into_iter()
+                .map(|diff| gauntlet_change::ChangedFile { diff, head_text: head.clone(), unreadable: None })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn the_index_gives_the_method_around_the_lines_where_indentation_cannot() {
+        // A Java method whose signature starts with a bare return type: the
+        // indentation heuristic skips it and answers with the whole class.
+        let text = "class Cart {\n    int total;\n\n    int sum(int[] xs) {\n        int t = 0;\n        for (int x : xs) t += x;\n        return t;\n    }\n\n    void clear() {\n        total = 0;\n    }\n}\n";
+        let texts = BTreeMap::from([("Cart.java".to_string(), text.to_string())]);
+        let indent = IndentRegions::new(texts.clone());
+        assert_ne!(indent.enclosing("Cart.java", 5, 6), Some((4, 8)), "indentation alone misses the method");
+        let r = SymbolRegions::new(texts, &change(Vec::new()));
+        assert_eq!(r.enclosing("Cart.java", 5, 6), Some((4, 8)), "the method, not the class");
+        assert_eq!(r.enclosing("Cart.java", 11, 11), Some((10, 12)));
+    }
+
+    #[test]
+    fn changed_symbols_are_what_the_added_lines_define_or_sit_in() {
+        let base = "def load(path):\n    return open(path).read()\n\n\ndef save(path, data):\n    open(path, 'w').write(data)\n";
+        let head = "def load(path):\n    with open(path) as f:\n        return f.read()\n\n\ndef save(path, data):\n    open(path, 'w').write(data)\n\n\ndef remove_cache(path):\n    pass\n";
+        let change = change_of("io.py", base, head);
+        let r = SymbolRegions::new(BTreeMap::new(), &change);
+        let changed = r.changed_symbols();
+        assert!(changed.contains("load"), "the function whose body changed: {changed:?}");
+        assert!(changed.contains("remove_cache"), "the function the change adds: {changed:?}");
+        assert!(!changed.contains("save"), "an untouched function is no changed symbol: {changed:?}");
+    }
+
+    #[test]
+    fn a_file_without_a_grammar_falls_back_to_indentation() {
+        let text = "def a():\n    x = 1\n    return x\n";
+        let texts = BTreeMap::from([("tool.pyx".to_string(), text.to_string())]);
+        let r = SymbolRegions::new(texts, &change(Vec::new()));
+        assert_eq!(r.enclosing("tool.pyx", 2, 3), Some((1, 3)));
     }
 }

@@ -13,7 +13,7 @@ use super::ask::Failure;
 use super::validate::one;
 use super::{Ctx, not_validated};
 use crate::adjudicate::adjudicate;
-use crate::cluster::{self, Cluster, IndentRegions, Regions};
+use crate::cluster::{self, Cluster, Regions, SymbolRegions};
 use crate::contract::VerdictKind;
 use crate::finding::{DropReason, Dropped, Finding, Judged};
 use crate::ground::bounded;
@@ -66,12 +66,13 @@ pub(crate) async fn run_all(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], rev
     judged
 }
 
-/// Regions from the head texts of the files the candidates are located in.
-fn regions_of(ctx: &Ctx<'_>, grounded: &[(usize, Finding)]) -> IndentRegions {
+/// Regions from the symbol index of the files the candidates are located in.
+fn regions_of(ctx: &Ctx<'_>, grounded: &[(usize, Finding)]) -> SymbolRegions {
     let paths: Vec<&str> =
         grounded.iter().map(|(_, f)| f.location.path.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
     let texts = ctx.input.head.texts(&paths);
-    IndentRegions::new(paths.iter().zip(texts).filter_map(|(p, t)| Some((p.to_string(), t?))).collect())
+    let texts = paths.iter().zip(texts).filter_map(|(p, t)| Some((p.to_string(), t?))).collect();
+    SymbolRegions::new(texts, ctx.input.change)
 }
 
 /// Test gaps that name the code of another candidate wait until it is known whether
