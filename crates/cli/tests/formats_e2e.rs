@@ -83,6 +83,26 @@ async fn nothing_reviewable_after_the_size_limits_is_said_as_such() {
     assert_eq!(fake.count("find"), 0);
 }
 
+/// One line of a megabyte (a minified bundle, an inlined data blob) is named as
+/// too large, with the default context, as a large file is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_megabyte_line_is_named_as_too_large_and_nothing_else_is_claimed() {
+    let line = format!("ROWS = \"{}\"\n", "x".repeat(1 << 20));
+    let dir = repo(&[("src/pay.py", BASE)], &[("src/pay.py", BASE), ("data/blob.py", line.as_str())]);
+    let (server, fake) = Fake::start(Wire::Anthropic, vec![]).await;
+    let (code, out, err) = gauntlet(dir.path(), Wire::Anthropic, &server, &["review", "--format", "json"]).await;
+    assert_eq!(code, 1, "nothing was reviewed: {err}");
+    assert!(!err.contains("every reviewer failed"), "{err}");
+    assert!(
+        err.contains("nothing reviewable was left after the size limits") && err.contains("data/blob.py (too large")
+    );
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["reviewers"], json!([]), "no reviewer is listed as run: {report}");
+    assert_eq!(report["not_reviewed"][0]["path"], "data/blob.py");
+    assert!(report["not_reviewed"][0]["reason"].as_str().unwrap().contains("too large"), "{report}");
+    assert_eq!(fake.count("find"), 0);
+}
+
 /// A repository whose change bumps a submodule pointer and replaces a binary file.
 fn pointer_and_binary() -> tempfile::TempDir {
     let dir = repo(&[("logo.png", "\0PNG one")], &[("logo.png", "\0PNG two")]);

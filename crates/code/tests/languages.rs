@@ -137,7 +137,8 @@ fn python_definitions_uses_and_no_word_matches() {
     assert_eq!(defined(&ix, "Reading")[0], ("app/models.py".into(), Kind::Type, 12, 19));
     assert_eq!(defined(&ix, "in_grams")[0].1, Kind::Method);
     assert_eq!(defined(&ix, "total")[0].1, Kind::Field);
-    assert_eq!(defined(&ix, "KILOGRAMS")[0].1, Kind::Field);
+    assert_eq!(defined(&ix, "KILOGRAMS")[0].1, Kind::Member, "a member of an Enum subclass");
+    assert_eq!(defined(&ix, "sensor")[0].1, Kind::Field, "a dataclass attribute stays a field");
     let total = uses(&ix, "total");
     assert!(has(&total, "app/report.py", 7) && has(&total, "app/report.py", 17), "readers of `total`: {total:?}");
     assert!(!has(&total, "app/report.py", 5), "`subtotal` shares a word, not the field");

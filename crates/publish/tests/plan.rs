@@ -207,3 +207,23 @@ fn a_resolution_cut_short_is_finished_next_run_unless_someone_replied() {
     let replied = plan(&after, &two()[..1]);
     assert!(!replied.actions.iter().any(|a| matches!(a, Action::Resolve { .. })), "a person reopened it: {replied:?}");
 }
+
+/// The footer of every inline comment says how to dismiss it, and the commands it
+/// shows are ones the dismissal rules accept, so a reader who copies them is heard.
+#[test]
+fn every_inline_comment_says_how_to_dismiss_it_with_commands_that_work() {
+    for p in two() {
+        let body = gauntlet_publish::body::inline(&p);
+        let footer = body.lines().last().expect("a footer line");
+        let shown: Vec<&str> = footer.split('`').skip(1).step_by(2).filter(|s| s.starts_with("/gauntlet")).collect();
+        assert_eq!(shown, ["/gauntlet dismiss REASON", "/gauntlet false-positive REASON"], "{footer}");
+        for command in shown {
+            let parsed = gauntlet_publish::dismissal::command(command).expect("the advertised command is accepted");
+            assert_eq!(parsed.reason.as_deref(), Some("REASON"), "{command}");
+        }
+        for other_way in ["as the first line", "resolve the thread", "thumbs-down", "write access to the repository"] {
+            assert!(footer.contains(other_way), "the footer says {other_way:?}: {footer}");
+        }
+        assert!(footer.contains(&p.id), "the footer names the finding: {footer}");
+    }
+}
