@@ -1,0 +1,227 @@
+//! The SZZ rules of `backtest mine`, one small repository each, built here with
+//! fixed dates: what blame looks through, what it never blames, which introducing
+//! commits give no case, and which commits are never sampled as clean.
+
+#[path = "support/history.rs"]
+mod history;
+
+use gauntlet_backtest::mine::{self, Confidence, Options};
+use gauntlet_change::git::Git;
+use history::commit;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn mined(dir: &Path, options: &Options) -> mine::Mined {
+    mine::mine(&Git::at(dir), options).expect("mining works")
+}
+
+/// A repository whose root commit holds only a README, so the commits under test
+/// are never blame's boundary.
+fn start(dir: &Path) {
+    history::git(dir, &["init", "-q", "-b", "main"], 0);
+    commit(dir, 0, "Start", &[("README.md", Some("# service\n"))]);
+}
+
+fn no_clean() -> Options {
+    Options { clean_ratio: 0.0, ..Options::default() }
+}
+
+fn all_confidences() -> Options {
+    Options { keep: vec![Confidence::A, Confidence::B, Confidence::C], clean_ratio: 0.0, ..Options::default() }
+}
+
+type Row = (String, Confidence, Vec<(String, u32, u32)>);
+
+fn rows(m: &mine::Mined) -> Vec<Row> {
+    m.escapes.iter().map(|e| (e.head.clone(), e.confidence, e.defects.clone())).collect()
+}
+
+const NET: &str = "def net(amount, rate):\n    taxed = amount * (1 + rate)\n    return round(taxed - amount + 1, 2)\n";
+const FEE: &str = "def fee(amount):\n    base = amount * 0.01\n    if base < 1:\n        base = 1\n    capped = min(base, 50)\n    return round(capped, 2)\n";
+const GROSS: &str = "def gross(amount, rate):\n    factor = 1 + rate * 100\n    return round(amount * factor, 2)\n";
+
+#[test]
+fn blame_follows_lines_moved_within_a_file_and_copied_to_another() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let tax = format!("{NET}\n\n{FEE}\n\n{GROSS}");
+    let added = commit(d, 1, "Add the tax helpers", &[("src/tax.py", Some(&tax))]);
+    // `net` moves below `fee` (git's diff keeps the longer `fee` and moves `net`) and
+    // `gross` moves to a file of its own.
+    let moved = format!("{FEE}\n\n{NET}");
+    let reorganised =
+        commit(d, 5, "Reorganise the tax helpers", &[("src/tax.py", Some(&moved)), ("src/gross.py", Some(GROSS))]);
+    let net_fixed = moved.replace("taxed - amount + 1", "taxed - amount");
+    let fix_net = commit(d, 200, "Fix the net amount being one too high", &[("src/tax.py", Some(&net_fixed))]);
+    let gross_fixed = GROSS.replace("rate * 100", "rate");
+    let fix_gross = commit(d, 201, "Fix gross treating the rate as percent", &[("src/gross.py", Some(&gross_fixed))]);
+
+    let m = mined(d, &no_clean());
+    // Both lines keep the commit that wrote them, in its own file and line numbers
+    // (`net` was lines 1-3 of src/tax.py there, `gross` lines 14-16).
+    let want = vec![(
+        added.clone(),
+        Confidence::B,
+        vec![("src/tax.py".to_string(), 3, 3), ("src/tax.py".to_string(), 15, 15)],
+    )];
+    assert_eq!(rows(&m), want, "the reorganising commit {reorganised} is never blamed");
+    let fixes: Vec<&str> = m.escapes[0].fixes.iter().map(|f| f.sha.as_str()).collect();
+    assert_eq!(fixes, vec![fix_net.as_str(), fix_gross.as_str()]);
+}
+
+#[test]
+fn whitespace_sweeps_and_listed_sweeps_are_each_looked_through() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let clamp = "def clamp(x, lo, hi):\n    return max(lo, min(x, hi + 1))\n";
+    let a1 = commit(d, 1, "Add clamp", &[("src/limits.py", Some(clamp))]);
+    let scale =
+        format!("{clamp}\n\ndef scale(value, factor):\n    result = value * factor * factor\n    return result\n");
+    let a2 = commit(d, 2, "Add scale", &[("src/limits.py", Some(&scale))]);
+    // Whitespace only, and not listed in .git-blame-ignore-revs: `-w` must look through it.
+    let spaced = scale.replace("max(lo, min(x, hi + 1))", "max( lo, min( x, hi+1 ) )");
+    let spacing = commit(d, 100, "Space out clamp", &[("src/limits.py", Some(&spaced))]);
+    // A rename (not whitespace), listed in .git-blame-ignore-revs: only the list looks through it.
+    let renamed = spaced.replace("result", "scaled");
+    let rename = commit(d, 110, "Call the scaled value scaled", &[("src/limits.py", Some(&renamed))]);
+    commit(d, 111, "Ignore the rename in blame", &[(".git-blame-ignore-revs", Some(&format!("{rename}\n")))]);
+    let clamp_fixed = renamed.replace("hi+1", "hi");
+    commit(d, 200, "Fix clamp letting one past the top through", &[("src/limits.py", Some(&clamp_fixed))]);
+    let scale_fixed = clamp_fixed.replace("value * factor * factor", "value * factor");
+    commit(d, 210, "Fix scale squaring the factor", &[("src/limits.py", Some(&scale_fixed))]);
+
+    let m = mined(d, &no_clean());
+    let mut want = vec![
+        (a1.clone(), Confidence::B, vec![("src/limits.py".to_string(), 2, 2)]),
+        (a2.clone(), Confidence::B, vec![("src/limits.py".to_string(), 6, 6)]),
+    ];
+    want.sort();
+    assert_eq!(rows(&m), want, "neither the spacing ({spacing}) nor the rename ({rename}) is blamed");
+}
+
+#[test]
+fn an_introducing_merge_or_sweep_gives_no_case_and_is_counted() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let rates = "def rate(kind):\n    if kind == 'fast':\n        return 2\n    return 1\n";
+    commit(d, 1, "Add rates", &[("src/rates.py", Some(rates))]);
+    history::git(d, &["checkout", "-q", "-b", "feature"], 2);
+    commit(d, 2, "Add notes", &[("src/notes.py", Some("def note(x):\n    return str(x)\n"))]);
+    history::git(d, &["checkout", "-q", "main"], 3);
+    commit(d, 3, "Add names", &[("src/names.py", Some("def name(x):\n    return x.name\n"))]);
+    // The merge itself writes a line neither side had.
+    history::git(d, &["merge", "-q", "--no-ff", "--no-commit", "feature"], 4);
+    let merged_rates = rates.replace("return 2", "return 3");
+    let merge = commit(d, 4, "Merge branch 'feature'", &[("src/rates.py", Some(&merged_rates))]);
+    let report: String = (1..=30).map(|i| format!("LINE_{i} = {i}\n")).collect::<String>() + "TOTAL = LINE_1 + 1\n";
+    let sweep = commit(d, 5, "Add the report constants", &[("src/report.py", Some(&report))]);
+    commit(d, 200, "Fix the fast rate", &[("src/rates.py", Some(rates))]);
+    let report_fixed = report.replace("LINE_1 + 1", "LINE_1");
+    commit(d, 210, "Fix the report total", &[("src/report.py", Some(&report_fixed))]);
+
+    let small = Options { max_changed_lines: 20, ..no_clean() };
+    let m = mined(d, &small);
+    assert!(m.escapes.is_empty(), "{:?}", rows(&m));
+    assert_eq!(
+        m.summary.skipped,
+        BTreeMap::from([
+            ("the introducing commit is a merge".to_string(), 1),
+            ("the introducing commit is a sweep (more than 20 changed lines)".to_string(), 1),
+        ]),
+        "the merge {merge} wrote the fast rate"
+    );
+    // Under the default limit the 31-line commit is an ordinary case.
+    let m = mined(d, &no_clean());
+    assert_eq!(rows(&m), vec![(sweep, Confidence::B, vec![("src/report.py".to_string(), 31, 31)])]);
+    assert_eq!(m.summary.skipped, BTreeMap::from([("the introducing commit is a merge".to_string(), 1)]));
+}
+
+#[test]
+fn comment_and_blank_lines_a_fix_changes_are_not_blamed() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let v1 = "def next_run(now, every):\n    # on the hour\n    return now + every * 60\n";
+    let added = commit(d, 1, "Add the scheduler", &[("src/sched.py", Some(v1))]);
+    // Another commit writes the comment and a blank line: blaming them would split
+    // the blame over two commits (confidence C).
+    let v2 = "def next_run(now, every):\n    # every is in minutes\n\n    return now + every * 60\n";
+    commit(d, 5, "Explain next_run", &[("src/sched.py", Some(v2))]);
+    let v3 = "def next_run(now, every):\n    # every is in seconds\n    return now + every\n";
+    commit(d, 200, "Fix next_run counting seconds as minutes", &[("src/sched.py", Some(v3))]);
+    let v4 = v3.replace("in seconds", "in whole seconds");
+    commit(d, 210, "Fix the wording of a comment", &[("src/sched.py", Some(&v4))]);
+
+    let m = mined(d, &no_clean());
+    assert_eq!(rows(&m), vec![(added, Confidence::B, vec![("src/sched.py".to_string(), 3, 3)])]);
+    assert_eq!(m.summary.fixes_seen, 2);
+    assert_eq!(
+        m.summary.skipped,
+        BTreeMap::from([("the fix removes no line of code (only blank lines or comments)".to_string(), 1)])
+    );
+}
+
+#[test]
+fn generated_and_vendored_files_are_never_blamed() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let api = "def get(client, id):\n    return client.call('get', id + 1)\n";
+    let lib = "def pad(s):\n    return s.ljust(9)\n";
+    let added = commit(
+        d,
+        1,
+        "Add the client, its generated stubs and a vendored helper",
+        &[
+            ("src/api.py", Some(api)),
+            ("src/stubs_pb2.py", Some("def stub(x):\n    return x + 1\n")),
+            (".gitattributes", Some("src/stubs_pb2.py linguist-generated\n")),
+            ("vendor/pad/lib.py", Some(lib)),
+        ],
+    );
+    commit(
+        d,
+        200,
+        "Fix the stub and the helper",
+        &[
+            ("src/stubs_pb2.py", Some("def stub(x):\n    return x\n")),
+            ("vendor/pad/lib.py", Some(&lib.replace("9", "8"))),
+        ],
+    );
+    let api_fixed = api.replace("id + 1", "id");
+    commit(d, 210, "Fix get asking for the next id", &[("src/api.py", Some(&api_fixed))]);
+
+    let m = mined(d, &no_clean());
+    assert_eq!(rows(&m), vec![(added, Confidence::B, vec![("src/api.py".to_string(), 2, 2)])]);
+    assert_eq!(
+        m.summary.skipped,
+        BTreeMap::from([(
+            "the fix touches no source file (tests, documents, generated or vendored files only)".to_string(),
+            1
+        )])
+    );
+}
+
+#[test]
+fn since_reads_the_fixes_of_its_window_and_blames_commits_before_it() {
+    let repo = tempfile::tempdir().unwrap();
+    let h = history::build(repo.path());
+    // The fixture's days start on 2021-01-01 at midnight UTC: day 215 is 2021-08-04,
+    // after the blame fix (day 210) and before the revert (day 220).
+    let window = mine::history::Window::Since("2021-08-04 12:00 +0000".into());
+    let since = Options { window, clean_ratio: 1.0, ..all_confidences() };
+    let m = mined(repo.path(), &since);
+    assert_eq!(m.summary.commits, 3, "the revert, the tests fix and the guard fix");
+    assert_eq!(m.summary.fixes_seen, 3);
+    let mut heads: Vec<&str> = m.escapes.iter().map(|e| e.head.as_str()).collect();
+    heads.sort();
+    let mut want = vec![h.id("cache"), h.id("rename")];
+    want.sort();
+    assert_eq!(heads, want, "the introducing commits lie long before the window");
+    assert!(m.cleans.is_empty(), "clean cases come from the window, which has no old commit");
+    let whole = mined(repo.path(), &all_confidences());
+    assert_eq!(whole.escapes.len(), 4);
+}
