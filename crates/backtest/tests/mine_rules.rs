@@ -225,3 +225,92 @@ fn since_reads_the_fixes_of_its_window_and_blames_commits_before_it() {
     let whole = mined(repo.path(), &all_confidences());
     assert_eq!(whole.escapes.len(), 4);
 }
+
+const CART: &str = "class Cart {\n    int total;\n\n    int sum(int[] xs) {\n        int t = 0;\n        for (int x : xs) t += x;\n        return t;\n    }\n\n    void clear() {\n        total = 0;\n    }\n}\n";
+
+#[test]
+fn an_insertion_is_blamed_inside_its_method_as_the_symbol_index_reads_it() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let added = commit(d, 1, "Add the cart", &[("src/Cart.java", Some(CART))]);
+    let guarded = CART.replace("int[] xs) {\n", "int[] xs) {\n        if (xs == null) return 0;\n");
+    commit(d, 200, "Fix a crash summing a missing cart", &[("src/Cart.java", Some(&guarded))]);
+
+    // Indentation skips a signature that starts with a bare return type and answers
+    // with the class: it would blame the class's first lines too.
+    let lines: Vec<&str> = CART.lines().collect();
+    assert_ne!(gauntlet_review::enclosing::enclosing(&lines, 5, 5, 400), Some((4, 8)));
+    let m = mined(d, &all_confidences());
+    assert_eq!(
+        rows(&m),
+        vec![(added, Confidence::C, vec![("src/Cart.java".to_string(), 4, 7)])],
+        "the signature and three code lines after the guard, all inside `sum`"
+    );
+}
+
+#[test]
+fn an_insertion_after_the_last_line_of_a_python_function_is_inside_it() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let io = "def save(path, data):\n    f = open(path, 'w')\n    f.write(data)\n\n\ndef load(path):\n    return open(path).read()\n";
+    let added = commit(d, 1, "Add save and load", &[("src/io.py", Some(io))]);
+    let closed = io.replace("    f.write(data)\n", "    f.write(data)\n    f.close()\n");
+    commit(d, 200, "Fix save leaving the file open", &[("src/io.py", Some(&closed))]);
+    let m = mined(d, &all_confidences());
+    assert_eq!(rows(&m), vec![(added, Confidence::C, vec![("src/io.py".to_string(), 1, 3)])]);
+}
+
+const UPLOAD: &str =
+    "def upload(user, blob):\n    if blob.size > LIMIT:\n        raise TooLarge(blob.size)\n    store(user, blob)\n";
+
+#[test]
+fn a_fix_that_adds_back_deleted_code_is_skipped_as_a_defect_made_by_deleting_code() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let upload = commit(d, 1, "Add uploads", &[("src/upload.py", Some(UPLOAD))]);
+    let names = commit(d, 2, "Add names", &[("src/names.py", Some("def name(x):\n    return x.name\n"))]);
+    let paging = "def page(xs, n):\n    return xs[n * 10:n * 10 + 11]\n";
+    let buggy = commit(d, 3, "Add paging", &[("src/paging.py", Some(paging))]);
+    let without_guard = UPLOAD.replace("    if blob.size > LIMIT:\n        raise TooLarge(blob.size)\n", "");
+    let deleting = commit(d, 5, "Simplify uploads", &[("src/upload.py", Some(without_guard.as_str()))]);
+    commit(d, 200, "Fix uploads of any size being accepted", &[("src/upload.py", Some(UPLOAD))]);
+    commit(d, 210, "Fix pages holding eleven items", &[("src/paging.py", Some(&paging.replace("+ 11", "+ 10")))]);
+
+    let m = mined(d, &Options { clean_ratio: 10.0, ..all_confidences() });
+    assert_eq!(rows(&m), vec![(buggy, Confidence::B, vec![("src/paging.py".to_string(), 2, 2)])]);
+    assert_eq!(
+        m.summary.skipped.get("a defect made by deleting code (the fix adds back lines an earlier commit removed)"),
+        Some(&1),
+        "{:?}",
+        m.summary.skipped
+    );
+    let mut cleans: Vec<String> = m.cleans.iter().map(|c| c.head.clone()).collect();
+    cleans.sort();
+    let mut want = vec![upload, names];
+    want.sort();
+    assert_eq!(cleans, want, "the deleting commit ({deleting}) is no clean case");
+}
+
+#[test]
+fn a_fix_that_only_adds_lines_outside_any_function_is_skipped_for_that_reason() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let client = "import http\n\n\ndef fetch(url):\n    return http.get(url, timeout=TIMEOUT)\n";
+    commit(d, 1, "Add fetching", &[("src/client.py", Some(client))]);
+    let fixed = client.replace("import http\n", "import http\n\nTIMEOUT = 30\n");
+    commit(d, 200, "Fix fetch failing on the missing timeout", &[("src/client.py", Some(&fixed))]);
+    let m = mined(d, &all_confidences());
+    assert!(m.escapes.is_empty(), "{:?}", rows(&m));
+    assert_eq!(
+        m.summary.skipped,
+        BTreeMap::from([(
+            "the fix only adds lines outside any function (or in one too long to blame), so no code around them can be blamed"
+                .to_string(),
+            1
+        )])
+    );
+}
