@@ -139,6 +139,53 @@ fn an_introducing_merge_or_sweep_gives_no_case_and_is_counted() {
     assert_eq!(m.summary.skipped, BTreeMap::from([("the introducing commit is a merge".to_string(), 1)]));
 }
 
+fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_revert_without_a_reason_is_skipped_counted_and_its_commit_is_never_clean() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let parse = commit(d, 1, "Add parsing", &[("src/parse.py", Some("def parse(s):\n    return s.split(',')\n"))]);
+    let format = commit(d, 2, "Add formatting", &[("src/fmt.py", Some("def fmt(xs):\n    return ','.join(xs)\n"))]);
+    let loader = commit(d, 3, "Add the loader", &[("src/load.py", Some("def load(p):\n    return open(p).read()\n"))]);
+    let retry = "def retry(f, n):\n    for _ in range(n + 1):\n        f()\n";
+    let buggy = commit(d, 10, "Add retries", &[("src/retry.py", Some(retry))]);
+    commit(d, 300, "Fix retries running once too often", &[("src/retry.py", Some(&retry.replace("n + 1", "n")))]);
+    let revert = format!("Revert \"Add the loader\"\n\nThis reverts commit {loader}.\n");
+    commit(d, 301, &revert, &[("src/load.py", None)]);
+
+    // Ask for more clean cases than there are commits: every eligible one is taken.
+    let options = Options { clean_ratio: 10.0, ..Options::default() };
+    let m = mined(d, &options);
+    assert_eq!(rows(&m), vec![(buggy, Confidence::B, vec![("src/retry.py".to_string(), 2, 2)])]);
+    assert_eq!(m.summary.fixes_seen, 2);
+    assert_eq!(m.summary.skipped.get("a revert that does not say why (not proof of a bug)"), Some(&1));
+    let mut want = vec![parse, format];
+    want.sort();
+    let cleans: Vec<String> = m.cleans.iter().map(|c| c.head.clone()).collect();
+    assert_eq!(cleans, want, "the reverted loader ({loader}) is no clean case");
+
+    let out = tempfile::tempdir().unwrap();
+    mine::write::write(&m, d, &out.path().join("a")).unwrap();
+    mine::write::write(&mined(d, &options), d, &out.path().join("b")).unwrap();
+    assert_eq!(read_tree(&out.path().join("a")), read_tree(&out.path().join("b")), "the same corpus, byte for byte");
+}
+
 #[test]
 fn comment_and_blank_lines_a_fix_changes_are_not_blamed() {
     let repo = tempfile::tempdir().unwrap();
