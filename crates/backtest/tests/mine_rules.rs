@@ -361,3 +361,21 @@ fn a_fix_that_only_adds_lines_outside_any_function_is_skipped_for_that_reason() 
         )])
     );
 }
+
+#[test]
+fn a_named_commit_makes_the_case_even_when_the_fix_only_adds_lines_outside_any_function() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let client = "import http\n\n\ndef fetch(url):\n    return http.get(url, timeout=TIMEOUT)\n";
+    let named = commit(d, 1, "Add fetching", &[("src/client.py", Some(client))]);
+    let fixed = client.replace("import http\n", "import http\n\nTIMEOUT = 30\n");
+    let message = format!("Define the fetch timeout\n\nFetching failed at once.\n\nFixes: {}\n", &named[..12]);
+    commit(d, 200, &message, &[("src/client.py", Some(&fixed))]);
+    let m = mined(d, &no_clean());
+    // No line around the insertion can be blamed, but the developer named the commit:
+    // its own code lines in the file are the defect.
+    let lines = vec![("src/client.py".to_string(), 1, 1), ("src/client.py".to_string(), 4, 5)];
+    assert_eq!(rows(&m), vec![(named, Confidence::A, lines)]);
+    assert!(m.summary.skipped.is_empty(), "{:?}", m.summary.skipped);
+}
