@@ -69,6 +69,39 @@ async fn a_mined_corpus_backtests_end_to_end_and_no_model_sees_the_fixes() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mine_reads_its_patterns_and_limits_from_gauntlet_toml_and_flags_win() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    let h = history::build(&repo);
+    let corpus = dir.path().join("mined").display().to_string();
+    let (server, _fake) = Fake::start(Wire::Anthropic, Vec::new()).await;
+    // Only one subject counts as a fix now (trailers and reasoned reverts always
+    // do), no trailer pattern, a 4-line sweep limit and no clean cases.
+    let settings = "[backtest.mine]\nsubject_patterns = [\"(?i)^fix the last page\"]\ntrailer_patterns = []\n\
+                    max_changed_lines = 4\nclean_ratio = 0.0\n";
+    std::fs::write(repo.join("gauntlet.toml"), settings).unwrap();
+    let args = ["backtest", "mine", "--out", &corpus, "--format", "json"];
+    let summary = json_run(&repo, &server, &args).await;
+    assert_eq!(summary["fixes_seen"], 3, "the trailer, the page fix and the revert: {summary}");
+    assert_eq!(summary["kept"], json!({"A": 1, "B": 1}), "{summary}");
+    assert_eq!(
+        summary["skipped"],
+        json!({"the introducing commit is a sweep (more than 4 changed lines)": 1}),
+        "the 5-line cache commit is over the limit: {summary}"
+    );
+    assert_eq!((summary["clean"].as_u64(), summary["clean_wanted"].as_u64()), (Some(0), Some(0)));
+    let cases = std::fs::read_dir(&corpus).unwrap().filter(|e| e.as_ref().unwrap().path().is_dir()).count();
+    assert_eq!(cases, 2, "the trailer's case and the page fix's case");
+    assert!(std::path::Path::new(&corpus).join(format!("escape-{}", &h.id("paging")[..12])).is_dir());
+
+    // A flag wins over the file.
+    let flagged = ["backtest", "mine", "--out", &corpus, "--format", "json", "--clean-ratio", "1"];
+    let summary = json_run(&repo, &server, &flagged).await;
+    assert_eq!((summary["fixes_seen"].as_u64(), summary["clean_wanted"].as_u64()), (Some(3), Some(2)), "{summary}");
+}
+
 fn sample_corpus() -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus").display().to_string()
 }

@@ -3,10 +3,11 @@
 //!
 //! Blame runs at the fix's parent with `-w` (whitespace-only changes are looked
 //! through), `-M -C` (lines moved within or copied across files keep their
-//! author) and the repository's `.git-blame-ignore-revs`.
+//! author) and the repository's `.git-blame-ignore-revs`, over a few lines more
+//! than asked on each side (see [`WIDEN`]).
 
-use gauntlet_change::ChangeError;
 use gauntlet_change::git::Git;
+use gauntlet_change::{ChangeError, Snapshot};
 use std::path::Path;
 
 /// One blamed line.
@@ -51,8 +52,14 @@ pub fn parse(text: &str) -> Vec<Blamed> {
     out
 }
 
+/// Lines blamed on each side of a requested run, so a moved or copied block is
+/// judged whole: git counts a block as copied from another file only when the
+/// part it blames holds at least 40 letters and digits, which one short line of a
+/// copied function does not.
+const WIDEN: u32 = 5;
+
 /// Blame `lines` (1-based, any order) of `path` at `rev`. `ignore_revs` is a file
-/// of commit ids blame looks through.
+/// of commit ids blame looks through. Only the requested lines are returned.
 pub fn blame(
     git: &Git,
     rev: &str,
@@ -63,10 +70,20 @@ pub fn blame(
     if lines.is_empty() {
         return Ok(Vec::new());
     }
-    let mut sorted = lines.to_vec();
-    sorted.sort_unstable();
+    let text = git.read(&Snapshot::Commit(rev.to_string()), path)?.unwrap_or_default();
+    let total = String::from_utf8_lossy(&text).lines().count() as u32;
+    let mut wanted: Vec<u32> = lines.iter().copied().filter(|&l| l >= 1 && l <= total).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut widened: Vec<u32> =
+        wanted.iter().flat_map(|&l| l.saturating_sub(WIDEN).max(1)..=(l + WIDEN).min(total)).collect();
+    widened.sort_unstable();
+    widened.dedup();
     let ranges: Vec<String> =
-        super::hunks::runs(&sorted).into_iter().flat_map(|(a, b)| ["-L".to_string(), format!("{a},{b}")]).collect();
+        super::hunks::runs(&widened).into_iter().flat_map(|(a, b)| ["-L".to_string(), format!("{a},{b}")]).collect();
     let mut args: Vec<&str> = vec!["-c", "core.quotePath=false", "blame", "--line-porcelain", "-w", "-M", "-C"];
     let ignore = ignore_revs.map(|p| p.to_string_lossy().into_owned());
     if let Some(file) = &ignore {
@@ -75,7 +92,9 @@ pub fn blame(
     args.extend(ranges.iter().map(String::as_str));
     args.extend([rev, "--", path]);
     let out = git.run(&args)?;
-    Ok(parse(&String::from_utf8_lossy(&out)))
+    let mut blamed = parse(&String::from_utf8_lossy(&out));
+    blamed.retain(|b| wanted.binary_search(&b.at).is_ok());
+    Ok(blamed)
 }
 
 #[cfg(test)]

@@ -13,7 +13,8 @@ pub(crate) struct Pool<'a, 'm> {
     pub commits: &'a [Commit],
     /// Every commit detected as a fix.
     pub fixes: &'a BTreeSet<String>,
-    /// Every commit a fix's blame landed on.
+    /// Every commit a fix's blame landed on, a fix named, a revert took back or a
+    /// fix restored deleted lines of.
     pub blamed: &'a BTreeSet<String>,
     /// The newest commit time of the window: ages are measured from it, not from
     /// the clock, so mining the same HEAD twice gives the same corpus.
@@ -57,8 +58,8 @@ pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summ
         .filter(|c| !c.is_merge() && !c.parents.is_empty())
         .filter(|c| !pool.fixes.contains(&c.id) && !heads.contains(c.id.as_str()))
         .filter(|c| pool.newest - c.time >= window)
-        // Stricter than "within the window": a commit any mined fix blamed is never
-        // clean, however long the fix took to come.
+        // Stricter than "within the window": a commit any mined fix blamed, named or
+        // reverted is never clean, however long the fix took to come.
         .filter(|c| !pool.blamed.contains(&c.id))
         .map(|c| (c, pool.miner.size(c)))
         .filter(|(_, size)| *size > 0 && *size <= options.max_changed_lines)

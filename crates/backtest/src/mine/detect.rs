@@ -43,8 +43,9 @@ pub enum Evidence {
     Trailer(String),
     /// A revert of this commit id, with a reason in the message.
     Revert(String),
-    /// A revert that gives no reason: not proof of a bug.
-    BareRevert,
+    /// A revert (of this commit id) that gives no reason: not proof of a bug, but the
+    /// reverted commit is no clean case either.
+    BareRevert(String),
     /// The subject or a trailer matched a pattern.
     Pattern,
     /// Not a fix.
@@ -106,7 +107,7 @@ pub fn classify(message: &str, patterns: &Patterns) -> Evidence {
         }
         return match states_reason(message, &trailers) {
             true => Evidence::Revert(id.to_string()),
-            false => Evidence::BareRevert,
+            false => Evidence::BareRevert(id.to_string()),
         };
     }
     let by_subject = patterns.subject.iter().any(|p| p.is_match(subject));
@@ -141,9 +142,9 @@ mod tests {
     #[test]
     fn a_revert_counts_only_when_it_says_why() {
         let bare = "Revert \"Add cache\"\n\nThis reverts commit 0123456789abcdef.\n";
-        assert_eq!(class(bare), Evidence::BareRevert);
+        assert_eq!(class(bare), Evidence::BareRevert("0123456789abcdef".into()));
         let signed = "Revert \"Add cache\"\n\nThis reverts commit 0123456789abcdef.\n\nSigned-off-by: A <a@b>\n";
-        assert_eq!(class(signed), Evidence::BareRevert, "a sign-off is not a reason");
+        assert_eq!(class(signed), Evidence::BareRevert("0123456789abcdef".into()), "a sign-off is not a reason");
         let why = "Revert \"Add cache\"\n\nThis reverts commit 0123456789abcdef.\n\nStale entries are served after a write.\n";
         assert_eq!(class(why), Evidence::Revert("0123456789abcdef".into()));
         let relanded = "Revert \"Revert \\\"Add cache\\\"\"\n\nThis reverts commit 0123456789abcdef.\n\nFixed now.\n";

@@ -224,7 +224,8 @@ struct Fixes {
     cases: BTreeMap<String, Gathered>,
     /// Every commit detected as a fix.
     fixes: BTreeSet<String>,
-    /// Every commit a fix's blame landed on.
+    /// Every commit a fix's blame landed on, a fix named, a revert took back or a
+    /// fix restored deleted lines of: none of them is ever a clean case.
     blamed: BTreeSet<String>,
 }
 
@@ -246,7 +247,14 @@ fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result
             continue;
         }
         summary.fixes_seen += 1;
-        if *evidence == Evidence::BareRevert {
+        // A commit a revert takes back (with a reason or without) or a trailer names is
+        // never a clean case, whatever becomes of the fix itself.
+        if let Evidence::Trailer(id) | Evidence::Revert(id) | Evidence::BareRevert(id) = evidence
+            && let Some(sha) = miner.git.try_resolve(id)?
+        {
+            out.blamed.insert(sha);
+        }
+        if let Evidence::BareRevert(_) = evidence {
             skip(summary, "a revert that does not say why (not proof of a bug)");
             continue;
         }

@@ -32,15 +32,38 @@ pub struct Outcome {
     pub blamed: BTreeSet<String>,
 }
 
+/// A hunk of the fix that only inserts lines, some of them code.
+struct Insertion {
+    /// The path at the parent.
+    path: String,
+    /// The path at the fix.
+    new_path: String,
+    /// The parent's line the insertion follows (0: the top of the file).
+    after: u32,
+    /// The inserted lines in the fix's version of the file.
+    first: u32,
+    last: u32,
+    /// The inserted lines.
+    added: Vec<String>,
+}
+
 /// What the fix's diff gives to blame.
 struct Touched {
     /// Paths at the parent, of code files.
     paths: BTreeSet<String>,
     /// (path at the parent, old line) of removed or changed code lines.
     removed: Vec<(String, u32)>,
-    /// (path at the parent, old line the insertion follows) of pure insertions.
-    inserted: Vec<(String, u32)>,
+    /// Pure insertions.
+    inserted: Vec<Insertion>,
 }
+
+/// The reason a fix that adds back code an earlier commit removed is skipped.
+pub const DELETED_CODE: &str = "a defect made by deleting code (the fix adds back lines an earlier commit removed)";
+/// The reason a fix that only adds lines outside any function is skipped.
+pub const OUTSIDE_FUNCTIONS: &str =
+    "the fix only adds lines outside any function (or in one too long to blame), so no code around them can be blamed";
+/// Commits `git log -S` may list for one restored line before the search stops.
+const DELETERS_LOOKED_AT: &str = "50";
 
 impl Miner<'_> {
     /// Mine one fix commit (`parent` is its first parent).
@@ -52,13 +75,23 @@ impl Miner<'_> {
             Err(reason) => return Ok(Outcome { found: Some(Err(reason)), blamed: BTreeSet::new() }),
         };
         let added_only = touched.removed.is_empty();
+        let named = matches!(evidence, Evidence::Trailer(_) | Evidence::Revert(_));
+        if added_only
+            && !named
+            && let Some(deleter) = self.restored(parent, &touched.inserted)?
+        {
+            // The defect is the deletion: blame cannot name it, but the deleting
+            // commit is no clean case.
+            return Ok(Outcome { found: Some(Err(DELETED_CODE.into())), blamed: BTreeSet::from([deleter]) });
+        }
         let targets = match added_only {
             false => touched.removed.clone(),
-            true => self.around_insertions(parent, &touched.inserted)?,
+            true => self.around_insertions(parent, fix, &touched.inserted)?,
         };
-        if targets.is_empty() {
+        // A commit the message names needs no blamed line (its own changed lines are the defect).
+        if targets.is_empty() && !named {
             let reason = match added_only && !touched.inserted.is_empty() {
-                true => "the fix only adds lines outside any function: a defect made by deleting code cannot be blamed",
+                true => OUTSIDE_FUNCTIONS,
                 false => "the fix removes no line of code (only blank lines or comments)",
             };
             return Ok(Outcome { found: Some(Err(reason.into())), blamed: BTreeSet::new() });
@@ -104,7 +137,14 @@ impl Miner<'_> {
             for h in &f.hunks {
                 if h.old_count == 0 {
                     if h.added.iter().any(|l| hunks::is_code(old, l)) {
-                        t.inserted.push((old.clone(), h.old_start));
+                        t.inserted.push(Insertion {
+                            path: old.clone(),
+                            new_path: f.new.clone().unwrap_or_else(|| old.clone()),
+                            after: h.old_start,
+                            first: h.new_start,
+                            last: h.new_start + h.new_count.max(1) - 1,
+                            added: h.added.clone(),
+                        });
                     }
                     continue;
                 }
@@ -122,23 +162,101 @@ impl Miner<'_> {
     }
 
     /// For pure insertions: up to [`AROUND`] code lines on each side, inside the
-    /// function that encloses the insertion at the parent.
-    fn around_insertions(&self, parent: &str, inserted: &[(String, u32)]) -> Result<Vec<(String, u32)>, ChangeError> {
+    /// function that encloses the insertion at the parent. The function comes from
+    /// the symbol index where a grammar reads the file, else from indentation.
+    fn around_insertions(
+        &self,
+        parent: &str,
+        fix: &str,
+        inserted: &[Insertion],
+    ) -> Result<Vec<(String, u32)>, ChangeError> {
         let mut out = Vec::new();
-        for (path, after) in inserted {
-            let Some(bytes) = self.git.read(&Snapshot::Commit(parent.to_string()), path)? else { continue };
+        for ins in inserted {
+            let Some(bytes) = self.git.read(&Snapshot::Commit(parent.to_string()), &ins.path)? else { continue };
             let text = String::from_utf8_lossy(&bytes);
             let lines: Vec<&str> = text.lines().collect();
-            let probe = [after + 1, *after].into_iter().filter(|&l| l >= 1 && l as usize <= lines.len());
-            let Some((from, to)) = probe.into_iter().find_map(|l| enclosing(&lines, l, l, MAX_FUNCTION_LINES)) else {
-                continue;
+            let after = ins.after;
+            let symbols = gauntlet_code::symbols(&ins.path, &text);
+            let region = match symbols.lang {
+                Some(_) => match holding(&symbols, after) {
+                    Some(d) => Some(d),
+                    // No function holds both sides of the insertion, but it may still
+                    // end one (the last lines of a Python function): the fix's own
+                    // version of the file shows that.
+                    None => {
+                        let new = self.git.read(&Snapshot::Commit(fix.to_string()), &ins.new_path)?;
+                        let new = new.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+                        extended(&symbols, &ins.new_path, &new, ins)
+                    }
+                }
+                .filter(|(from, to)| to - from < MAX_FUNCTION_LINES),
+                // No grammar reads the file: indentation.
+                None => {
+                    let probe = [after + 1, after].into_iter().filter(|&l| l >= 1 && l as usize <= lines.len());
+                    probe.into_iter().find_map(|l| enclosing(&lines, l, l, MAX_FUNCTION_LINES))
+                }
             };
-            let code = |n: &u32| hunks::is_code(path, lines[*n as usize - 1]);
-            let before: Vec<u32> = (from..=*after.min(&to)).rev().filter(code).take(AROUND).collect();
+            let Some((from, to)) = region else { continue };
+            let code = |n: &u32| hunks::is_code(&ins.path, lines[*n as usize - 1]);
+            let to = to.min(lines.len() as u32);
+            let before: Vec<u32> = (from..=after.min(to)).rev().filter(code).take(AROUND).collect();
             let after_lines: Vec<u32> = (after + 1..=to).filter(code).take(AROUND).collect();
-            out.extend(before.into_iter().chain(after_lines).map(|n| (path.clone(), n)));
+            out.extend(before.into_iter().chain(after_lines).map(|n| (ins.path.clone(), n)));
         }
         Ok(out)
+    }
+
+    /// The commit that removed the code a fix adds back, if the fix only restores
+    /// deleted lines: every inserted code line of some file (trimmed) is among the
+    /// lines one earlier commit removed from that file, and one of them is
+    /// substantive (not a lone brace or keyword). `git log -S` on the longest line
+    /// finds the candidates.
+    fn restored(&self, parent: &str, inserted: &[Insertion]) -> Result<Option<String>, ChangeError> {
+        let mut by_path: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for ins in inserted {
+            let code = ins.added.iter().filter(|l| hunks::is_code(&ins.path, l)).map(|l| l.trim());
+            by_path.entry(ins.path.as_str()).or_default().extend(code);
+        }
+        for (path, added) in by_path {
+            let Some(needle) = added.iter().filter(|l| substantive(l)).max_by_key(|l| (l.len(), **l)) else {
+                continue;
+            };
+            let pickaxe = format!("-S{needle}");
+            let args = [
+                "-c",
+                "core.quotePath=false",
+                "log",
+                pickaxe.as_str(),
+                "-n",
+                DELETERS_LOOKED_AT,
+                "--format=%x1e%H",
+                "-p",
+                "-U0",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-renames",
+                "--src-prefix=a/",
+                "--dst-prefix=b/",
+                parent,
+                "--",
+                path,
+            ];
+            let log = String::from_utf8_lossy(&self.git.run(&args)?).into_owned();
+            for record in log.split('\u{1e}').filter(|r| !r.trim().is_empty()) {
+                let (sha, patch) = record.split_once('\n').unwrap_or((record, ""));
+                let files = hunks::parse(patch);
+                let removed: BTreeSet<&str> = files
+                    .iter()
+                    .filter(|f| f.old.as_deref() == Some(path))
+                    .flat_map(|f| f.hunks.iter().flat_map(|h| h.removed.iter().map(|l| l.trim())))
+                    .collect();
+                if added.iter().all(|l| removed.contains(l)) {
+                    return Ok(Some(sha.trim().to_string()));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// A commit the message named (trailer or revert): it wins over blame. Its lines
@@ -225,4 +343,39 @@ impl Miner<'_> {
         }
         Ok(out)
     }
+}
+
+/// Whether a line says enough to be recognised when it comes back: six letters or
+/// digits at least (`return doc`; not `}`, `else:` or `pass`).
+fn substantive(line: &str) -> bool {
+    line.chars().filter(|c| c.is_alphanumeric()).count() >= 6
+}
+
+/// The innermost function or method of the parent that holds both the line an
+/// insertion follows and the line after it.
+fn holding(symbols: &gauntlet_code::FileSymbols, after: u32) -> Option<(u32, u32)> {
+    let d = symbols
+        .definitions
+        .iter()
+        .filter(|d| d.kind.is_callable() && d.start <= after && after < d.end)
+        .min_by_key(|d| d.lines())?;
+    Some((d.start, d.end))
+}
+
+/// For an insertion right after the last line of a function of the parent: that
+/// function, when the fix's version puts the inserted lines inside it (the same
+/// name and kind, starting before them).
+fn extended(at_parent: &gauntlet_code::FileSymbols, new_path: &str, new: &str, ins: &Insertion) -> Option<(u32, u32)> {
+    let at_fix = gauntlet_code::symbols(new_path, new);
+    let holder = at_fix
+        .definitions
+        .iter()
+        .filter(|d| d.kind.is_callable() && d.start < ins.first && ins.last <= d.end)
+        .min_by_key(|d| d.lines())?;
+    let d = at_parent
+        .definitions
+        .iter()
+        .filter(|d| d.kind == holder.kind && d.name == holder.name && d.start <= ins.after && d.end == ins.after)
+        .min_by_key(|d| d.lines())?;
+    Some((d.start, d.end))
 }
