@@ -96,7 +96,7 @@ fn make_groups(items: &[Item<'_>], regions: &dyn Regions) -> Vec<Group> {
         .into_iter()
         .map(|g| {
             let members: Vec<Finding> = g.iter().map(|&i| findings[i].clone()).collect();
-            let cluster = Cluster { id: cluster::fingerprint(&members), members };
+            let cluster = Cluster { id: cluster::fingerprint(&members, regions), members };
             Group { cluster, parts: g.iter().map(|&i| items[i].0).collect() }
         })
         .collect();
