@@ -293,6 +293,37 @@ mod tests {
     }
 
     #[test]
+    fn an_overlong_field_is_named_with_its_length_and_its_limit() {
+        let issue = |category: &str, description: &str| {
+            format!(
+                r#"{{"verdict":"needs_work","issues":[{{"category":"{category}","description":"{description}","severity":"major"}}]}}"#
+            )
+        };
+        let long = |n: usize| "ü".repeat(n); // characters, not bytes
+        let error = parse_critique(&issue(&long(CATEGORY_MAX + 1), "d")).unwrap_err().to_string();
+        assert_eq!(error, format!("issues[0].category: {} characters; the limit is {CATEGORY_MAX}", CATEGORY_MAX + 1));
+        let error = parse_critique(&issue("c", &long(DESCRIPTION_MAX + 2))).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!("issues[0].description: {} characters; the limit is {DESCRIPTION_MAX}", DESCRIPTION_MAX + 2)
+        );
+        let note = format!(
+            r#"{{"patch":"d","addressed":[{{"issue":1,"resolution":"fixed","note":"{}"}}]}}"#,
+            long(NOTE_MAX + 1)
+        );
+        let error = parse_draft(&note, "patch", 100, 1).unwrap_err().to_string();
+        assert_eq!(error, format!("addressed[0].note: {} characters; the limit is {NOTE_MAX}", NOTE_MAX + 1));
+        let error = parse_draft(r#"{"patch":"xxxx","addressed":[]}"#, "patch", 3, 0).unwrap_err().to_string();
+        assert_eq!(error, "patch: 4 characters; the limit is 3");
+        let many: Vec<String> = (0..=MAX_ISSUES)
+            .map(|i| format!(r#"{{"category":"c","description":"d{i}","severity":"minor"}}"#))
+            .collect();
+        let text = format!(r#"{{"verdict":"approved","issues":[{}]}}"#, many.join(","));
+        let error = parse_critique(&text).unwrap_err().to_string();
+        assert_eq!(error, format!("issues: {} issues; the limit is {MAX_ISSUES}", MAX_ISSUES + 1));
+    }
+
+    #[test]
     fn addressed_must_name_an_issue_that_was_raised() {
         let ok = r#"{"patch":"d","addressed":[{"issue":2,"resolution":"fixed","note":"checked the bound"}]}"#;
         assert_eq!(parse_draft(ok, "patch", 100, 2).unwrap().addressed[0].resolution, Resolution::Fixed);

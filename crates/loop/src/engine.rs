@@ -263,6 +263,9 @@ impl State<'_> {
         let raised = self.rounds.last().map_or(0, |r| r.issues.len());
         let limit = self.task.limit();
         let schema = contract::draft_schema(kind.field(), limit.chars, raised);
+        // Every turn states the limits of the schema this answer is checked against:
+        // they follow the task's length limit and the issues just raised.
+        let limits = prompt::limits(&schema);
         let mut req = self.primary.take().unwrap_or_else(|| self.request("primary", "report_work", schema.clone()));
         req.schema = Some(Schema { name: "report_work".into(), json: schema });
         req.max_tokens = limit.tokens;
@@ -272,6 +275,7 @@ impl State<'_> {
             (false, Some(f)) => f,
             (false, None) => unreachable!("the primary speaks again only after a round"),
         };
+        let text = format!("{text}\n{limits}");
         req.turns.push(Turn::user(text));
         let parse =
             |text: &str| contract::parse_draft(text, kind.field(), limit.chars, raised).map_err(|e| e.to_string());

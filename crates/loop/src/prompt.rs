@@ -24,11 +24,22 @@ fn env() -> &'static Environment<'static> {
             ("refine_primary", include_str!("../prompts/refine_primary.md.j2")),
             ("feedback", include_str!("../prompts/feedback.md.j2")),
             ("adversary", include_str!("../prompts/adversary.md.j2")),
+            ("limits", include_str!("../prompts/limits.md.j2")),
         ] {
             env.add_template(name, src).expect("prompt templates parse");
         }
         env
     })
+}
+
+/// Every bound of the answer `schema` in words, under a line saying an answer that
+/// breaks one is rejected. Generated from the very schema the answer is checked
+/// against (by [`gauntlet_review::limits`]), so prompt and contract cannot drift:
+/// a provider's strict mode drops `maxLength` and `maxItems`, and a model is not
+/// otherwise told them.
+pub fn limits(schema: &serde_json::Value) -> String {
+    let block = render("limits", context! { limits => gauntlet_review::limits::as_list(schema) });
+    format!("{}\n", block.trim_end())
 }
 
 fn render(name: &str, ctx: minijinja::Value) -> String {
@@ -125,6 +136,7 @@ pub fn adversary(t: &AdversaryTurn<'_>, fence: &Fence) -> String {
             prior => t.prior,
             work,
             evidence => t.evidence.map(|e| fence.wrap("check", e)),
+            limits => limits(&crate::contract::critique_schema()),
         },
     )
 }

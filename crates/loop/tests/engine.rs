@@ -261,3 +261,48 @@ async fn a_revision_may_grow_but_not_without_bound() {
     assert_eq!(max as usize, 2 * ORIGINAL.len() + 4_000);
     assert!(req.max_tokens < 4_000, "the answer allowance follows the document: {}", req.max_tokens);
 }
+
+#[tokio::test]
+async fn every_limit_of_both_contracts_is_stated_in_the_prompt_that_answers_it() {
+    use gauntlet_loop::contract::{CATEGORY_MAX, DESCRIPTION_MAX, MAX_ISSUES, NOTE_MAX, critique_schema, draft_schema};
+    use gauntlet_loop::engine::Task;
+    use gauntlet_review::limits::in_words;
+    let p = Scripted::new();
+    p.script("primary", None, drafts(2));
+    p.script(
+        "adversary",
+        None,
+        vec![critique("needs_work", &[("major", "No owner is named"), ("major", "No rollback step")]), approved()],
+    );
+    let out = run_with(&p, 10, Flow::Standard, Budget::default(), None).await;
+    assert_eq!(out.rounds.len(), 2);
+    let chars = task().limit().chars;
+
+    // The adversary answers the critique contract: each of its turns states it all.
+    let stated = in_words(&critique_schema());
+    assert!(stated.len() >= 5, "verdict, issues, category, description, severity: {stated:?}");
+    for turn in adversary_turns(&p) {
+        for line in &stated {
+            assert!(turn.contains(line.as_str()), "the adversary prompt lacks {line:?}");
+        }
+    }
+    let words = stated.join("\n");
+    for (field, n) in [("category", CATEGORY_MAX), ("description", DESCRIPTION_MAX)] {
+        assert!(words.contains(&format!("`issues[].{field}`: at most {n} characters")), "{words}");
+    }
+    assert!(words.contains(&format!("`issues`: at most {MAX_ISSUES} entries")), "{words}");
+
+    // The primary answers the draft contract, whose bounds follow the round: each
+    // turn states the bounds of the schema that very answer is checked against.
+    let primary: Vec<String> = p.seen_step("primary").iter().map(last_user).collect();
+    assert_eq!(primary.len(), 2);
+    for (turn, raised) in primary.iter().zip([0, 2]) {
+        let stated = in_words(&draft_schema("document", chars, raised));
+        for line in &stated {
+            assert!(turn.contains(line.as_str()), "turn answering {raised} issues lacks {line:?}:\n{turn}");
+        }
+    }
+    assert!(primary[0].contains(&format!("`document`: at most {chars} characters")));
+    assert!(primary[1].contains(&format!("`addressed[].note`: at most {NOTE_MAX} characters")));
+    assert!(primary[1].contains("`addressed[].issue`: exactly one of `1`, `2`"), "{}", primary[1]);
+}

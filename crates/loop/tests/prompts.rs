@@ -98,3 +98,11 @@ fn feedback_to_the_primary() {
     let reviewed = round(3, Judge::Adversary, &[(Severity::Major, "No owner"), (Severity::Minor, "Title")], vec![]);
     insta::assert_snapshot!("feedback_steered", prompt::feedback(&reviewed, "document", Some("Focus on the rollout")));
 }
+
+#[test]
+fn the_primary_is_told_the_limits_of_the_answer_it_writes() {
+    // What the engine appends to each primary turn: the draft contract's bounds for
+    // a patch answering a review that raised two issues.
+    let schema = gauntlet_loop::contract::draft_schema("patch", 24_000, 2);
+    insta::assert_snapshot!(prompt::limits(&schema));
+}

@@ -281,6 +281,7 @@ fn findings(out: &mut String, title: &str, list: &[&Published]) {
         let _ = write!(item, "{}\n\n{}\n\n", header(p), text(&p.claim));
         item.push_str(&fenced(&p.evidence));
         item.push_str(&validator_answer(p, "confidence"));
+        also(&mut item, p);
         if out.len() + item.len() > OVERVIEW_LIMIT {
             let _ = writeln!(out, "…and {} more: see the job log for the full review.\n", list.len() - i);
             return;
@@ -422,6 +423,50 @@ mod answer_tests {
             also_at: Vec::new(),
             unvalidated: Vec::new(),
         }
+    }
+
+    /// One defect in two files with a test gap folded into it, as clustering
+    /// publishes it.
+    fn clustered() -> Published {
+        Published {
+            id: "5e0c1d2b3a4f6e7d".into(),
+            reviewer: "correctness".into(),
+            raised_by: vec!["contract-drift".into(), "correctness".into(), "tests".into()],
+            location: "api/users.py:4".into(),
+            claim: "The response key `name` replaces `display_name`, so every client reading the old key breaks."
+                .into(),
+            evidence: "\"name\": user.display_name,".into(),
+            confidence: 100,
+            validator_evidence: "api/users.py:4 `\"name\": user.display_name,` renames the key".into(),
+            gap: None,
+            also_at: vec!["web/client.ts:4".into()],
+            unvalidated: vec![
+                "`tests` at tests/test_users.py:12-14: No test reads `display_name` from `to_json`.".into(),
+                "`tests` at web/client.test.ts:3: Nothing tests `loadUser` against the new key.".into(),
+            ],
+            ..unverified()
+        }
+    }
+
+    #[test]
+    fn an_inline_comment_names_the_other_places_and_the_unvalidated_test_gaps() {
+        let body = inline(&clustered());
+        assert!(body.contains("**Also at** `web/client.ts:4` (the same defect; this is its only comment)."), "{body}");
+        assert_eq!(body.matches("**Also raised, not validated:** ").count(), 2, "{body}");
+        let (also, closing) = (body.find("**Also at**").unwrap(), body.find("_gauntlet · finding").unwrap());
+        assert!(body.find("**Why it stands**").unwrap() < also && also < closing, "after the answer, before the end");
+        insta::assert_snapshot!(body);
+    }
+
+    #[test]
+    fn a_finding_the_overview_holds_keeps_its_other_places_and_test_gaps() {
+        let p = Published { inline: false, ..clustered() };
+        let review = Review { published: vec![p.clone()], ..Review::default() };
+        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into() };
+        let facts = OverviewFacts { findings: vec![&p], ..OverviewFacts::default() };
+        let body = overview(&review, &marker, &facts);
+        assert!(body.contains("**Also at** `web/client.ts:4`"), "{body}");
+        assert_eq!(body.matches("**Also raised, not validated:** ").count(), 2, "{body}");
     }
 
     #[test]

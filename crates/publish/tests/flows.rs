@@ -166,6 +166,34 @@ async fn a_forged_marker_does_not_hijack_the_overview(fake: Fake) {
     );
 }
 
+async fn a_cross_file_finding_is_one_comment_naming_its_other_place_and_its_test_gaps(fake: Fake) {
+    // Paths the fakes know as changed (Azure needs each file's change tracking id).
+    let claim = "The response key `name` replaces `display_name`, so every client reading the old key breaks.";
+    let mut p = finding("lib/c.py", 3, "\"name\": user.display_name,", claim, Severity::High);
+    p.raised_by = vec!["correctness".into(), "tests".into()];
+    p.also_at = vec!["src/b.rs:20".into()];
+    p.unvalidated = vec!["`tests` at tests/test_users.py:12: No test reads `display_name` from `to_json`.".into()];
+    for _ in 0..2 {
+        publish(&fake, vec![p.clone()]).await.unwrap();
+    }
+    let inline = fake.inline();
+    assert_eq!(inline.len(), 1, "one comment for the defect in two files: {inline:#?}");
+    assert_eq!((inline[0].path.as_deref(), inline[0].line), (Some("lib/c.py"), Some(3)), "at the primary");
+    assert_eq!(inline[0].notes.len(), 1, "the re-run left it alone");
+    let body = &inline[0].notes[0].body;
+    assert!(body.contains("**Also at** `src/b.rs:20` (the same defect; this is its only comment).\n"), "{body}");
+    // Model text is escaped like any other: its backticks and underscores stay literal.
+    assert!(
+        body.contains(
+            "**Also raised, not validated:** \\`tests\\` at tests/test\\_users.py:12: No test reads \\`display\\_name\\` \
+             from \\`to\\_json\\`.\n"
+        ),
+        "{body}"
+    );
+    assert!(body.contains("raised by `correctness`, `tests`"), "{body}");
+    assert!(fake.errors().is_empty(), "{:?}", fake.errors());
+}
+
 /// What a person sees on the pull request: each thread's place, state and notes,
 /// in a stable order (ids left out: a re-run may number them differently).
 /// A thread as a person sees it: path, line, resolved, the notes' bodies.
@@ -391,6 +419,7 @@ for_each_host!(
     a_resolution_counts_from_a_writer_and_never_from_the_pipeline,
     each_person_is_asked_about_once_per_run,
     a_write_stored_before_a_500_is_reported_as_unknown_and_reconciled,
+    a_cross_file_finding_is_one_comment_naming_its_other_place_and_its_test_gaps,
 );
 
 #[tokio::test]

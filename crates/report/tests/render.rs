@@ -172,6 +172,60 @@ fn clean() -> Review {
     }
 }
 
+/// One defect in two files, raised by three reviewers, with two test gaps folded
+/// into it: what clustering publishes.
+fn clustered() -> Review {
+    let mut p = published_overview();
+    p.id = "5e0c1d2b3a4f6e7d".into();
+    p.reviewer = "correctness".into();
+    p.raised_by = vec!["contract-drift".into(), "correctness".into(), "tests".into()];
+    p.location = "api/users.py:4".into();
+    p.inline = true;
+    p.claim = "The response key `name` replaces `display_name`, so every client reading the old key breaks.".into();
+    p.evidence = "\"name\": user.display_name,".into();
+    p.severity = Severity::High;
+    p.confidence = 100;
+    p.validator_evidence = "api/users.py:4 `\"name\": user.display_name,` renames the key the client reads".into();
+    p.also_at = vec!["web/client.ts:4".into()];
+    p.unvalidated = vec![
+        "`tests` at tests/test_users.py:12-14: No test reads `display_name` from the response of `to_json`.".into(),
+        "`tests` at web/client.test.ts:3: Nothing tests `loadUser` against the new key.".into(),
+    ];
+    Review {
+        published: vec![p],
+        funnel: Funnel { candidates: 5, grounded: 5, clustered: 1, survived: 1, published: 1 },
+        validator_sessions: gauntlet_review::review::Sessions { run: 1, saved: 4, rechecked: false },
+        reviewers: vec!["contract-drift".into(), "correctness".into(), "tests".into()],
+        wall_ms: 12_000,
+        ..base(None)
+    }
+}
+
+#[test]
+fn clustered_terminal() {
+    let out = render(&clustered(), Format::Terminal, &PLAIN);
+    assert!(out.contains("also at: web/client.ts:4"), "{out}");
+    assert_eq!(out.matches("also raised, not validated: `tests` at ").count(), 2, "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn clustered_markdown() {
+    let out = render(&clustered(), Format::Markdown, &PLAIN);
+    assert!(out.contains("**Also at:** `web/client.ts:4`"), "{out}");
+    assert_eq!(out.matches("**Also raised, not validated:** ").count(), 2, "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn clustered_json_carries_both_lists() {
+    let v = json(&render(&clustered(), Format::Json, &PLAIN));
+    let p = &v["published"][0];
+    assert_eq!(p["also_at"], serde_json::json!(["web/client.ts:4"]));
+    assert_eq!(p["unvalidated"].as_array().unwrap().len(), 2);
+    assert_eq!(p["raised_by"], serde_json::json!(["contract-drift", "correctness", "tests"]));
+}
+
 #[test]
 fn full_terminal() {
     insta::assert_snapshot!(render(&full(), Format::Terminal, &PLAIN));

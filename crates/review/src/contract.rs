@@ -325,6 +325,41 @@ mod tests {
     }
 
     #[test]
+    fn an_overlong_field_is_named_with_its_length_and_its_limit_in_the_reask() {
+        let long = |n: usize| "é".repeat(n); // characters, not bytes
+        let finding = |claim: &str, evidence: &str| {
+            format!(
+                r#"{{"findings":[{{"lens":"blast_radius","location":"a.rs:1","claim":"c","evidence":"e","severity":"low"}},{{"lens":"blast_radius","location":"a.rs:2","claim":"{claim}","evidence":"{evidence}","severity":"low"}}]}}"#
+            )
+        };
+        let error = parse_findings(&finding(&long(CLAIM_MAX + 1), "y")).unwrap_err().to_string();
+        assert_eq!(error, format!("findings[1].claim: {} characters; the limit is {CLAIM_MAX}", CLAIM_MAX + 1));
+        let error = parse_findings(&finding("x", &long(EVIDENCE_MAX + 7))).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!("findings[1].evidence: {} characters; the limit is {EVIDENCE_MAX}", EVIDENCE_MAX + 7)
+        );
+        let verdict =
+            format!(r#"{{"verdict":"survives","evidence":"{}","confidence":75}}"#, long(VERDICT_EVIDENCE_MAX + 1));
+        let error = parse_verdict(&verdict).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!("evidence: {} characters; the limit is {VERDICT_EVIDENCE_MAX}", VERDICT_EVIDENCE_MAX + 1)
+        );
+        // The re-ask turn carries the message whole.
+        let reask = crate::prompt::reask(&error, true);
+        assert!(
+            reask.starts_with(&format!(
+                "Your previous answer was rejected: evidence: {} characters; the limit is {VERDICT_EVIDENCE_MAX}.",
+                VERDICT_EVIDENCE_MAX + 1
+            )),
+            "{reask}"
+        );
+        // At the limit exactly is fine.
+        assert!(parse_findings(&finding(&long(CLAIM_MAX), "y")).is_ok());
+    }
+
+    #[test]
     fn location_prefix_parses_before_reasoning() {
         let (loc, rest) = Location::parse_prefix("src/lib.rs:10-12 the guard `if x` rules it out").unwrap();
         assert_eq!(loc.to_string(), "src/lib.rs:10-12");

@@ -22,6 +22,12 @@ fn definition() -> &'static Regex {
     })
 }
 
+/// Whether `line` starts a definition (`def`, `fn`, `class`, `func`, ...): the
+/// header of a region this heuristic finds.
+pub fn starts_definition(line: &str) -> bool {
+    definition().is_match(line)
+}
+
 /// Indentation width of a line (a tab counts 4), `None` for blank lines.
 fn indent(line: &str) -> Option<usize> {
     if line.trim().is_empty() {

@@ -3,12 +3,18 @@
 //! clustering rule, in the shapes seen in measured runs (one leak reported as a
 //! blocking send, as an early return and as resource exhaustion; one missing
 //! `await` reported as lost rows, as swallowed errors and as a wrong batch total).
+//!
+//! Every fixture runs through both kinds of [`Regions`]: [`SymbolRegions`], built
+//! from the fixture sources and a change from their base versions, as the pipeline
+//! builds it, and [`IndentRegions`], the fallback for files without a grammar.
 
-use gauntlet_review::cluster::{Cluster, IndentRegions, cluster};
+use gauntlet_change::{Change, ChangedFile, Snapshot, parse_patch};
+use gauntlet_review::cluster::{self, Cluster, IndentRegions, Regions, SymbolRegions, cluster};
 use gauntlet_review::contract::{Lens, Location, Severity};
 use gauntlet_review::finding::Finding;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 pub const FETCH_GO: &str = "package fetch
 
@@ -108,18 +114,199 @@ pub const CLIENT_TS: &str = "export async function loadUser(id: string) {
 }
 ";
 
-pub fn regions() -> IndentRegions {
-    let files = [
-        ("fetch.go", FETCH_GO),
-        ("jobs/batch.py", BATCH_PY),
-        ("src/auth.py", AUTH_PY),
-        ("db.py", DB_PY),
-        ("cache.go", CACHE_GO),
-        ("notify.py", NOTIFY_PY),
-        ("api/users.py", USERS_PY),
-        ("web/client.ts", CLIENT_TS),
-    ];
-    IndentRegions::new(files.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect::<BTreeMap<_, _>>())
+/// The base versions of the fixture files: what each change altered.
+pub const FETCH_GO_BASE: &str = "package fetch
+
+import \"context\"
+
+type result struct {
+\turl  string
+\tbody []byte
+\terr  error
+}
+
+func fetchAll(ctx context.Context, urls []string) ([]result, error) {
+\tresults := make(chan result, len(urls))
+\tfor _, u := range urls {
+\t\tgo func(u string) {
+\t\t\tbody, err := get(ctx, u)
+\t\t\tresults <- result{u, body, err}
+\t\t}(u)
+\t}
+\tvar out []result
+\tfor range urls {
+\t\tselect {
+\t\tcase r := <-results:
+\t\t\tout = append(out, r)
+\t\tcase <-ctx.Done():
+\t\t\treturn nil, ctx.Err()
+\t\t}
+\t}
+\treturn out, nil
+}
+";
+
+pub const BATCH_PY_BASE: &str = "import asyncio
+
+
+class BatchWriter:
+    def __init__(self, store):
+        self.store = store
+        self.processed = 0
+
+    async def save_batch(self, rows):
+        await self.store.insert_many(rows)
+
+    async def flush(self, rows):
+        await self.save_batch(rows)
+        self.processed += len(rows)
+        return self.processed
+";
+
+pub const AUTH_PY_BASE: &str =
+    "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return doc.owner_id == user.id\n";
+
+pub const DB_PY_BASE: &str = "def find_user(conn, name):
+    query = \"SELECT * FROM users WHERE name = ?\"
+    return conn.execute(query, (name,)).fetchone()
+";
+
+pub const CACHE_GO_BASE: &str = "package cache
+
+import \"sync\"
+
+type Cache struct {
+\tmu    sync.Mutex
+\titems map[string][]byte
+\tmax   int
+}
+
+func (c *Cache) Put(k string, v []byte) {
+\tc.mu.Lock()
+\tdefer c.mu.Unlock()
+\tif len(c.items) >= c.max {
+\t\tc.evictOldest()
+\t}
+\tc.items[k] = v
+}
+";
+
+pub const NOTIFY_PY_BASE: &str = "import logging
+
+logger = logging.getLogger(__name__)
+
+
+def notify(user, code):
+    send(user, code)
+";
+
+pub const USERS_PY_BASE: &str = "def to_json(user):
+    return {
+        \"id\": user.id,
+        \"display_name\": user.display_name,
+    }
+";
+
+/// A price parser that now returns cents, and a caller that still takes dollars.
+pub const MONEY_PY_BASE: &str = "def parse_price(text):
+    \"\"\"The price in the text, in dollars.\"\"\"
+    return float(text)
+";
+
+pub const MONEY_PY: &str = "def parse_price(text):
+    \"\"\"The price in the text, in cents.\"\"\"
+    return int(round(float(text) * 100))
+";
+
+pub const CHECKOUT_PY: &str = "from money import parse_price
+
+
+def checkout(card, form):
+    amount = parse_price(form[\"price\"])
+    return charge(card, amount)
+";
+
+/// A lookup that now returns `None` for an unknown id, and two unchanged callers.
+pub const USER_STORE_PY_BASE: &str = "def get_user(db, uid):
+    return User(**db[uid])
+";
+
+pub const USER_STORE_PY: &str = "def get_user(db, uid):
+    row = db.get(uid)
+    if row is None:
+        return None
+    return User(**row)
+";
+
+pub const BILLING_PY: &str = "from user_store import get_user
+
+
+def invoice_total(db, uid):
+    user = get_user(db, uid)
+    return sum(line.amount for line in user.lines) * 1.2
+";
+
+pub const MAIL_PY: &str = "from user_store import get_user
+
+
+def send_receipt(db, uid, mailer):
+    user = get_user(db, uid)
+    mailer.send(user.email, \"receipt\")
+";
+
+/// Every fixture file: its path, its base (`None`: not in the change) and its head.
+pub fn files() -> Vec<(&'static str, Option<&'static str>, &'static str)> {
+    vec![
+        ("fetch.go", Some(FETCH_GO_BASE), FETCH_GO),
+        ("jobs/batch.py", Some(BATCH_PY_BASE), BATCH_PY),
+        ("src/auth.py", Some(AUTH_PY_BASE), AUTH_PY),
+        ("db.py", Some(DB_PY_BASE), DB_PY),
+        ("cache.go", Some(CACHE_GO_BASE), CACHE_GO),
+        ("notify.py", Some(NOTIFY_PY_BASE), NOTIFY_PY),
+        ("api/users.py", Some(USERS_PY_BASE), USERS_PY),
+        ("web/client.ts", None, CLIENT_TS),
+        ("money.py", Some(MONEY_PY_BASE), MONEY_PY),
+        ("checkout.py", None, CHECKOUT_PY),
+        ("user_store.py", Some(USER_STORE_PY_BASE), USER_STORE_PY),
+        ("billing.py", None, BILLING_PY),
+        ("mail.py", None, MAIL_PY),
+    ]
+}
+
+fn texts() -> BTreeMap<String, String> {
+    files().into_iter().map(|(p, _, head)| (p.to_string(), head.to_string())).collect()
+}
+
+/// The change from the base to the head of every fixture file that has a base.
+pub fn change() -> Change {
+    let mut changed = Vec::new();
+    for (path, base, head) in files() {
+        let Some(base) = base else { continue };
+        let patch = diffy::create_patch(base, head).to_string();
+        let hunks = patch.split_once("\n@@").map(|(_, rest)| format!("@@{rest}")).expect("the texts differ");
+        let text = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n{hunks}");
+        let diff = parse_patch(&text).expect("the fixture patch parses").remove(0);
+        changed.push(ChangedFile { diff, head_text: Some(head.to_string()), unreadable: None });
+    }
+    Change { base: "base".into(), head: "head".into(), snapshot: Snapshot::Worktree, files: changed }
+}
+
+/// Regions as the pipeline builds them: the symbol index of the head, the change.
+pub fn symbol_regions() -> SymbolRegions {
+    SymbolRegions::new(texts(), &change())
+}
+
+/// Regions by indentation alone, as for files no grammar reads.
+pub fn indent_regions() -> IndentRegions {
+    IndentRegions::new(texts())
+}
+
+/// Both kinds of regions, named for assertion messages (built once: the proptest
+/// asks for them on every case).
+fn both() -> [(&'static str, &'static dyn Regions); 2] {
+    static SYMBOLS: OnceLock<SymbolRegions> = OnceLock::new();
+    static INDENT: OnceLock<IndentRegions> = OnceLock::new();
+    [("symbols", SYMBOLS.get_or_init(symbol_regions)), ("indentation", INDENT.get_or_init(indent_regions))]
 }
 
 pub fn finding(reviewer: &str, at: &str, severity: Severity, claim: &str, evidence: &str) -> Finding {
@@ -318,6 +505,64 @@ pub fn two_fields() -> Vec<Finding> {
     ]
 }
 
+/// One defect in two files: the parser that changed to cents, and the caller that
+/// still pays in dollars. Neither cites the other's `path:LINE`; what ties them is
+/// the changed `parse_price`, which one sits in and the other's claim names.
+pub fn cross_file_changed_symbol() -> Vec<Finding> {
+    vec![
+        finding(
+            "correctness",
+            "money.py:3",
+            Severity::High,
+            "`parse_price` now returns cents where it returned dollars, and its callers were not changed.",
+            "return int(round(float(text) * 100))",
+        ),
+        finding(
+            "contract-drift",
+            "checkout.py:5-6",
+            Severity::Medium,
+            "`checkout` still hands what `parse_price` returns to `charge` as dollars, so every customer pays a \
+             hundred times the price.",
+            "amount = parse_price(form[\"price\"])",
+        ),
+    ]
+}
+
+/// Two defects in two files that both call the changed `get_user`, each about its
+/// own code: a hard-coded tax rate and an unverified mail address. Both quote the
+/// call; in `naming` both claims also mention `get_user` on the way.
+pub fn two_callers_of_one_changed_function(naming: bool) -> Vec<Finding> {
+    let (tax, mail) = if naming {
+        (
+            "`invoice_total` multiplies the lines of what `get_user` returns by a hard-coded `1.2`, so customers \
+             outside the 20 % VAT zone are overcharged.",
+            "`send_receipt` mails `user.email` from `get_user` without checking the address was verified.",
+        )
+    } else {
+        (
+            "`invoice_total` multiplies by a hard-coded `1.2`, so customers outside the 20 % VAT zone are \
+             overcharged.",
+            "`send_receipt` mails the receipt to `user.email` without checking the address was verified.",
+        )
+    };
+    vec![
+        finding(
+            "correctness",
+            "billing.py:5-6",
+            Severity::Medium,
+            tax,
+            "user = get_user(db, uid)\n    return sum(line.amount for line in user.lines) * 1.2",
+        ),
+        finding(
+            "security",
+            "mail.py:5-6",
+            Severity::Medium,
+            mail,
+            "user = get_user(db, uid)\n    mailer.send(user.email, \"receipt\")",
+        ),
+    ]
+}
+
 /// Cluster sizes, largest first, for readable assertions.
 fn sizes(clusters: &[Cluster]) -> Vec<usize> {
     let mut s: Vec<usize> = clusters.iter().map(|c| c.members.len()).collect();
@@ -327,38 +572,125 @@ fn sizes(clusters: &[Cluster]) -> Vec<usize> {
 
 #[test]
 fn paraphrases_of_one_defect_merge_into_one_cluster() {
-    for (name, set) in [
-        ("goroutine leak", goroutine_leak()),
-        ("missing await", missing_await()),
-        ("removed check", removed_check()),
-        ("sql injection", sql_injection()),
-        ("cross-file twin", cross_file_twin()),
-    ] {
-        let n = set.len();
-        assert_eq!(sizes(&cluster(&set, &regions())), vec![n], "{name}");
+    for (regions_name, regions) in both() {
+        for (name, set) in [
+            ("goroutine leak", goroutine_leak()),
+            ("missing await", missing_await()),
+            ("removed check", removed_check()),
+            ("sql injection", sql_injection()),
+            ("cross-file twin", cross_file_twin()),
+        ] {
+            let n = set.len();
+            assert_eq!(sizes(&cluster(&set, regions)), vec![n], "{name} ({regions_name})");
+        }
     }
 }
 
 #[test]
+fn the_symbol_index_knows_the_changed_symbols_of_the_fixtures() {
+    let regions = symbol_regions();
+    let changed = regions.changed_symbols();
+    for name in ["fetch_all", "flush", "can_delete", "find_user", "put", "parse_price", "get_user"] {
+        assert!(changed.contains(name), "{name}: {changed:?}");
+    }
+    for name in ["checkout", "invoice_total", "send_receipt", "load_user"] {
+        assert!(!changed.contains(name), "{name} is not changed: {changed:?}");
+    }
+    assert!(indent_regions().changed_symbols().is_empty());
+}
+
+#[test]
+fn one_defect_in_two_files_that_both_name_the_changed_symbol_merges() {
+    let c = cluster(&cross_file_changed_symbol(), &symbol_regions());
+    assert_eq!(sizes(&c), vec![2]);
+    assert_eq!(c[0].members[0].location.to_string(), "money.py:3", "the high one represents it");
+    assert_eq!(c[0].also_at(&c[0].members[0]).iter().map(ToString::to_string).collect::<Vec<_>>(), ["checkout.py:5-6"]);
+    // Without a symbol index nothing ties two files but a citation.
+    assert_eq!(sizes(&cluster(&cross_file_changed_symbol(), &indent_regions())), vec![1, 1]);
+}
+
+#[test]
+fn two_defects_in_two_files_that_call_one_changed_function_stay_apart() {
+    for naming in [false, true] {
+        let set = two_callers_of_one_changed_function(naming);
+        assert_eq!(sizes(&cluster(&set, &symbol_regions())), vec![1, 1], "claims naming `get_user`: {naming}");
+    }
+}
+
+#[test]
+fn a_caller_whose_claim_is_about_the_changed_function_joins_the_finding_inside_it() {
+    let def = finding(
+        "correctness",
+        "user_store.py:2-4",
+        Severity::High,
+        "`get_user` now returns `None` for an unknown id where it raised, and no caller checks.",
+        "if row is None:\n        return None",
+    );
+    let reader = finding(
+        "error-handling",
+        "mail.py:5-6",
+        Severity::Medium,
+        "`send_receipt` reads `user.email` of what `get_user` returns, which is now `None` for an unknown id.",
+        "mailer.send(user.email, \"receipt\")",
+    );
+    let tax = two_callers_of_one_changed_function(false).remove(0);
+    let c = cluster(&[tax.clone(), reader.clone(), def.clone()], &symbol_regions());
+    assert_eq!(sizes(&c), vec![2, 1]);
+    assert_eq!(c[0].members[0].location.path, "user_store.py");
+    assert_eq!(c[0].members[1].location.path, "mail.py");
+    // The documented limit: a caller's finding about its own code that mentions the
+    // changed function in its claim joins too, once a finding sits inside it.
+    let tax_naming = two_callers_of_one_changed_function(true).remove(0);
+    assert_eq!(sizes(&cluster(&[tax_naming, reader, def], &symbol_regions())), vec![3]);
+}
+
+#[test]
 fn two_defects_in_one_function_over_the_same_variables_stay_apart() {
-    assert_eq!(sizes(&cluster(&bound_and_lock(), &regions())), vec![1, 1]);
+    for (name, regions) in both() {
+        assert_eq!(sizes(&cluster(&bound_and_lock(), regions)), vec![1, 1], "{name}");
+    }
+}
+
+#[test]
+fn the_bound_and_the_lock_stay_apart_with_margin_not_by_the_strict_inequality() {
+    // Each claim shrunk to the shared variable plus its own: still apart.
+    let mut set = bound_and_lock();
+    set[0].claim = "`c.items` can hold one entry more than the maximum before anything is evicted.".into();
+    for (name, regions) in both() {
+        assert_eq!(sizes(&cluster(&set, regions)), vec![1, 1], "the bound names only `c.items` ({name})");
+    }
+    let mut set = bound_and_lock();
+    set[1].claim = "`c.items` is written without holding `c.mu`.".into();
+    for (name, regions) in both() {
+        assert_eq!(sizes(&cluster(&set, regions)), vec![1, 1], "the lock drops `Put` ({name})");
+    }
+    // Only when both claims come down to the shared names alone are they one thing.
+    let mut set = bound_and_lock();
+    set[0].claim = "`c.items` overflows.".into();
+    set[0].evidence = "c.items[k] = v".into();
+    set[1].claim = "`c.items` is unsafe.".into();
+    assert_eq!(sizes(&cluster(&set, &symbol_regions())), vec![2]);
 }
 
 #[test]
 fn a_consequence_that_names_other_code_is_not_merged() {
-    // With the defect and its swallowed error only: nothing ties the total to them.
-    let mut set = missing_await()[..2].to_vec();
-    set.push(consequence_naming_other_code());
-    assert_eq!(sizes(&cluster(&set, &regions())), vec![2, 1]);
-    // A consequence that names the call joins, and brings its own paraphrase with it.
-    let mut set = missing_await();
-    set.push(consequence_naming_other_code());
-    assert_eq!(sizes(&cluster(&set, &regions())), vec![4]);
+    for (name, regions) in both() {
+        // With the defect and its swallowed error only: nothing ties the total to them.
+        let mut set = missing_await()[..2].to_vec();
+        set.push(consequence_naming_other_code());
+        assert_eq!(sizes(&cluster(&set, regions)), vec![2, 1], "{name}");
+        // A consequence that names the call joins, and brings its own paraphrase with it.
+        let mut set = missing_await();
+        set.push(consequence_naming_other_code());
+        assert_eq!(sizes(&cluster(&set, regions)), vec![4], "{name}");
+    }
 }
 
 #[test]
 fn the_same_wording_about_two_fields_stays_apart() {
-    assert_eq!(sizes(&cluster(&two_fields(), &regions())), vec![1, 1]);
+    for (name, regions) in both() {
+        assert_eq!(sizes(&cluster(&two_fields(), regions)), vec![1, 1], "{name}");
+    }
 }
 
 #[test]
@@ -367,33 +699,134 @@ fn paraphrase_sets_mixed_together_come_apart_along_their_defects() {
         .into_iter()
         .flatten()
         .collect();
-    assert_eq!(sizes(&cluster(&all, &regions())), vec![3, 3, 3, 2, 1, 1]);
+    for (name, regions) in both() {
+        assert_eq!(sizes(&cluster(&all, regions)), vec![3, 3, 3, 2, 1, 1], "{name}");
+    }
 }
 
 #[test]
 fn the_representative_is_the_most_severe_then_narrowest_then_by_reviewer() {
-    let c = cluster(&goroutine_leak(), &regions()).remove(0);
+    let c = cluster(&goroutine_leak(), &symbol_regions()).remove(0);
     assert_eq!(c.members[0].reviewer, "correctness", "the only high one");
     // The two medium ones: fetch.go:12 is one line, 24-25 two.
     assert_eq!((c.members[1].reviewer.as_str(), c.members[2].reviewer.as_str()), ("security", "error-handling"));
-    let c = cluster(&removed_check(), &regions()).remove(0);
+    let c = cluster(&removed_check(), &symbol_regions()).remove(0);
     // Both high; the one-line range first.
     assert_eq!(c.members[0].location.to_string(), "src/auth.py:4");
     assert_eq!(c.raised_by(), vec!["correctness", "security"]);
 }
 
+/// The fingerprint of the one cluster `set` forms.
+fn id_of(set: &[Finding], regions: &dyn Regions) -> String {
+    let clusters = cluster(set, regions);
+    assert_eq!(clusters.len(), 1, "{clusters:#?}");
+    clusters[0].id.clone()
+}
+
 #[test]
 fn a_cluster_fingerprint_ignores_who_raised_it_and_how_they_worded_it() {
-    let base = cluster(&goroutine_leak(), &regions()).remove(0).id;
-    let mut reworded = goroutine_leak();
-    for (i, f) in reworded.iter_mut().enumerate() {
-        f.reviewer = format!("reviewer-{i}");
-        f.claim = f.claim.replace("goroutine", "worker").replace("forever", "for good");
-        f.severity = Severity::Low;
+    for (name, regions) in both() {
+        let base = id_of(&goroutine_leak(), regions);
+        let mut reworded = goroutine_leak();
+        for (i, f) in reworded.iter_mut().enumerate() {
+            f.reviewer = format!("reviewer-{i}");
+            f.claim = f.claim.replace("goroutine", "worker").replace("forever", "for good");
+            f.severity = Severity::Low;
+        }
+        assert_eq!(id_of(&reworded, regions), base, "{name}");
+        assert_ne!(base, id_of(&missing_await(), regions), "{name}");
     }
-    assert_eq!(cluster(&reworded, &regions()).remove(0).id, base);
-    let other = cluster(&missing_await(), &regions()).remove(0).id;
-    assert_ne!(base, other);
+}
+
+#[test]
+fn a_cluster_fingerprint_survives_other_subsets_of_members_quoting_other_lines() {
+    for (name, regions) in both() {
+        for (defect, set) in [("goroutine leak", goroutine_leak()), ("missing await", missing_await())] {
+            let (a, b, c) = (set[0].clone(), set[1].clone(), set[2].clone());
+            let all = id_of(&set, regions);
+            assert_eq!(id_of(std::slice::from_ref(&b), regions), all, "{defect}: {{B}} alone ({name})");
+            assert_eq!(id_of(&[a.clone(), c.clone()], regions), all, "{defect}: {{A, C}} ({name})");
+            assert_eq!(id_of(std::slice::from_ref(&a), regions), all, "{defect}: {{A}} alone ({name})");
+            assert_eq!(id_of(std::slice::from_ref(&c), regions), all, "{defect}: {{C}} alone ({name})");
+        }
+        // The same members quoting other lines of the function, at other ranges.
+        let mut requoted = goroutine_leak();
+        requoted[0].location = Location::parse("fetch.go:16").unwrap();
+        requoted[0].evidence = "results <- result{u, body, err}".into();
+        requoted[1].location = Location::parse("fetch.go:22-23").unwrap();
+        requoted[1].evidence = "case r := <-results:".into();
+        assert_eq!(id_of(&requoted, regions), id_of(&goroutine_leak(), regions), "{name}");
+    }
+}
+
+#[test]
+fn two_defects_in_one_function_have_two_fingerprints() {
+    for (name, regions) in both() {
+        let clusters = cluster(&bound_and_lock(), regions);
+        assert_eq!(clusters.len(), 2);
+        assert_ne!(clusters[0].id, clusters[1].id, "{name}");
+    }
+}
+
+#[test]
+fn a_line_shift_above_the_function_keeps_the_fingerprint() {
+    const ADDED: u32 = 4;
+    let shifted_go =
+        FETCH_GO.replacen("import \"context\"\n", "import (\n\t\"context\"\n\t\"errors\"\n\t\"log\"\n)\n", 1);
+    let shifted_go = shifted_go.replacen("type result", "\n// result is what one fetch got.\ntype result", 1);
+    assert_eq!(shifted_go.lines().count(), FETCH_GO.lines().count() + ADDED as usize + 2);
+    let shift = ADDED + 2;
+    let moved = |set: Vec<Finding>| -> Vec<Finding> {
+        set.into_iter()
+            .map(|mut f| {
+                f.location.start += shift;
+                f.location.end += shift;
+                f
+            })
+            .collect()
+    };
+    let mut texts = texts();
+    texts.insert("fetch.go".into(), shifted_go.clone());
+    let shifted_symbols = SymbolRegions::new(texts.clone(), &Change { files: Vec::new(), ..change() });
+    let shifted_indent = IndentRegions::new(texts);
+    assert_eq!(
+        id_of(&moved(goroutine_leak()), &shifted_symbols),
+        id_of(&goroutine_leak(), &SymbolRegions::new(self::texts(), &Change { files: Vec::new(), ..change() }))
+    );
+    assert_eq!(id_of(&moved(goroutine_leak()), &shifted_indent), id_of(&goroutine_leak(), &indent_regions()));
+    assert_eq!(
+        id_of(std::slice::from_ref(&moved(goroutine_leak())[1]), &shifted_indent),
+        id_of(&goroutine_leak(), &indent_regions()),
+        "shifted, and another subset"
+    );
+}
+
+#[test]
+fn the_anchor_is_the_name_the_function_owns_then_the_rarest() {
+    let scope = [
+        "func fetchAll(ctx context.Context, urls []string) {",
+        "\tresults := make(chan result)",
+        "\tresults <- r",
+        "\tcase <-ctx.Done():",
+        "\tdone(results)",
+    ];
+    let subjects = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
+    let own = ["fetch_all".to_string()].into();
+    assert_eq!(
+        cluster::anchor(&subjects(&["ctx.done", "results"]), &scope, &own).as_deref(),
+        Some("results"),
+        "assigned"
+    );
+    assert_eq!(
+        cluster::anchor(&subjects(&["ctx.done", "urls"]), &scope, &own).as_deref(),
+        Some("urls"),
+        "one line each: by name"
+    );
+    assert_eq!(
+        cluster::anchor(&subjects(&["fetch_all", "made_up"]), &scope, &own),
+        None,
+        "its own name, a name not in the code"
+    );
 }
 
 fn every_fixture() -> Vec<Finding> {
@@ -405,6 +838,8 @@ fn every_fixture() -> Vec<Finding> {
         cross_file_twin(),
         bound_and_lock(),
         two_fields(),
+        cross_file_changed_symbol(),
+        two_callers_of_one_changed_function(true),
     ]
     .into_iter()
     .flatten()
@@ -414,7 +849,9 @@ fn every_fixture() -> Vec<Finding> {
 proptest! {
     #[test]
     fn clustering_does_not_depend_on_input_order(order in Just(every_fixture()).prop_shuffle()) {
-        let expected = cluster(&every_fixture(), &regions());
-        prop_assert_eq!(cluster(&order, &regions()), expected);
+        for (_, regions) in both() {
+            let expected = cluster(&every_fixture(), regions);
+            prop_assert_eq!(cluster(&order, regions), expected);
+        }
     }
 }

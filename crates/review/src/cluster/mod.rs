@@ -6,13 +6,30 @@
 //! grounded findings are **related** when:
 //!
 //! - *in one file*, their ranges overlap or lie in the same enclosing definition
-//!   ([`Regions`]), **and** they name the same code: more than half
-//!   ([`MIN_COVER`]) of what one's claim names (its [`names::Named::subject`]) is
-//!   named by the other's claim or evidence, or both quote the same evidence
-//!   (whitespace-normalised) at overlapping ranges;
+//!   ([`Regions`]), **and** they name the same code ([`same_code`]): each names at
+//!   least half ([`MIN_COVER`]) of what the other's claim names (its
+//!   [`names::Named::subject`]) in its own claim or evidence, and one names more
+//!   than half; or both quote the same evidence (whitespace-normalised) at
+//!   overlapping ranges;
 //! - *across files*, one's claim or evidence cites the other's location as
-//!   `path:LINE` (within [`CITE_SLACK`] lines), or both name a symbol the change
-//!   alters ([`Regions::changed_symbols`]).
+//!   `path:LINE` (within [`CITE_SLACK`] lines), or one sits in the definition of a
+//!   symbol the change alters ([`Regions::changed_symbols`]) and the other's claim
+//!   names that symbol: the defect where it was made and where it is felt.
+//!
+//! Why "same code" asks both ways: two defects in one function usually share the
+//! variables they touch (a wrong bound and a missing lock over `c.items`), so a
+//! claim naming the shared variable and one other name covers exactly half of the
+//! other claim. Asking only one way leaves such a pair apart by the width of the
+//! strict inequality: one claim that drops its second name merges them. Asking
+//! both ways keeps them apart unless *both* claims shrink to the shared names,
+//! while paraphrases, which name the same few things, still pass.
+//!
+//! Why the cross-file symbol rule asks for a location: two findings in two files
+//! that merely call one changed function (both quote the call, or both mention it
+//! on the way to their own point) are usually two defects, each about its own
+//! code. Naming a changed symbol in both is therefore not enough; one of them must
+//! be *in* that symbol. Its limit: a second defect inside the changed function
+//! joins a caller's finding whose claim names the function.
 //!
 //! Clusters are the connected components of that relation, so the result does not
 //! depend on the order findings arrive in. Within a cluster, members are ordered by
@@ -28,14 +45,14 @@
 pub mod names;
 pub mod regions;
 
-pub use regions::{IndentRegions, Regions, SymbolRegions};
+pub use regions::{IndentRegions, Region, Regions, SymbolRegions};
 
 use crate::contract::{Location, Severity};
 use crate::finding::Finding;
-use names::{Named, cover, named};
+use names::{Named, cover, named, same_name};
 use sha2::{Digest, Sha256};
 use std::cmp::{Ordering, Reverse};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Share of a claim's named code the other finding must name (strictly more than).
 pub const MIN_COVER: f64 = 0.5;
@@ -80,7 +97,7 @@ pub fn cluster(findings: &[Finding], regions: &dyn Regions) -> Vec<Cluster> {
         .into_iter()
         .map(|g| {
             let members: Vec<Finding> = g.iter().map(|&i| findings[i].clone()).collect();
-            Cluster { id: fingerprint(&members), members }
+            Cluster { id: fingerprint(&members, regions), members }
         })
         .collect()
 }
@@ -89,8 +106,9 @@ pub fn cluster(findings: &[Finding], regions: &dyn Regions) -> Vec<Cluster> {
 /// groups ordered by their first member.
 pub fn groups(findings: &[Finding], regions: &dyn Regions) -> Vec<Vec<usize>> {
     let named: Vec<Named> = findings.iter().map(|f| named(&f.claim, &f.evidence)).collect();
-    let region: Vec<Option<(u32, u32)>> =
-        findings.iter().map(|f| regions.enclosing(&f.location.path, f.location.start, f.location.end)).collect();
+    let region: Vec<Option<Region>> =
+        findings.iter().map(|f| regions.region(&f.location.path, f.location.start, f.location.end)).collect();
+    let changed = regions.changed_symbols();
     let mut parent: Vec<usize> = (0..findings.len()).collect();
     for a in 0..findings.len() {
         for b in a + 1..findings.len() {
@@ -101,7 +119,10 @@ pub fn groups(findings: &[Finding], regions: &dyn Regions) -> Vec<Vec<usize>> {
             let related = if fa.location.path == fb.location.path {
                 near(fa, fb) && (same_code(&named[a], &named[b]) || same_quote(fa, fb))
             } else {
-                cites(fa, fb) || cites(fb, fa) || shared_symbol(&named[a], &named[b], regions.changed_symbols())
+                cites(fa, fb)
+                    || cites(fb, fa)
+                    || in_changed_symbol_named_by(&region[a], &named[b], changed)
+                    || in_changed_symbol_named_by(&region[b], &named[a], changed)
             };
             if related {
                 union(&mut parent, a, b);
@@ -141,9 +162,12 @@ fn union(parent: &mut [usize], a: usize, b: usize) {
     parent[ra.max(rb)] = ra.min(rb);
 }
 
-/// More than half of what one claim names is named by the other finding.
-fn same_code(a: &Named, b: &Named) -> bool {
-    cover(&a.subject, &b.all).max(cover(&b.subject, &a.all)) > MIN_COVER
+/// Two findings name the same code: each names at least [`MIN_COVER`] of what the
+/// other's claim names, and one names more than that. See the module docs for why
+/// both ways.
+pub fn same_code(a: &Named, b: &Named) -> bool {
+    let (x, y) = (cover(&a.subject, &b.all), cover(&b.subject, &a.all));
+    x.max(y) > MIN_COVER && x.min(y) >= MIN_COVER
 }
 
 /// The same evidence at overlapping ranges: the code itself is the name.
@@ -166,8 +190,11 @@ fn cites(a: &Finding, b: &Finding) -> bool {
     })
 }
 
-fn shared_symbol(a: &Named, b: &Named, changed: &BTreeSet<String>) -> bool {
-    !changed.is_empty() && a.all.iter().any(|n| changed.contains(n) && b.all.contains(n))
+/// A finding in `region` sits in the definition of a symbol the change alters, and
+/// the other finding's claim (`other`'s subject) names that symbol.
+fn in_changed_symbol_named_by(region: &Option<Region>, other: &Named, changed: &BTreeSet<String>) -> bool {
+    let Some(symbol) = region.as_ref().and_then(|r| r.symbol.as_ref()) else { return false };
+    changed.contains(symbol) && other.subject.iter().any(|n| same_name(n, symbol))
 }
 
 /// The total order members are validated in: highest severity, narrowest range,
@@ -181,24 +208,107 @@ pub fn validation_order(a: &Finding, b: &Finding) -> Ordering {
         .then_with(|| a.inline.cmp(&b.inline))
 }
 
-/// A cluster's identity across runs: the files it is located in and the names its
-/// members' evidence quotes (the code itself, falling back to the normalised
-/// quotes when they name nothing). Not the reviewers, the wording, the severity
-/// or line numbers, so a re-run that finds the same defect keeps the same comment
-/// whoever raised it, and a dismissal sticks.
-pub fn fingerprint(members: &[Finding]) -> String {
-    let paths: BTreeSet<&str> = members.iter().map(|m| m.location.path.as_str()).collect();
-    let mut quoted: BTreeSet<String> = members.iter().flat_map(|m| names::in_code(&m.evidence)).collect();
-    if quoted.is_empty() {
-        quoted = members.iter().map(|m| crate::shown::normalize(&m.evidence)).collect();
+/// A cluster's identity across runs, from where it is and not from who found it:
+///
+/// - each file it is located in, with the identity of the region around each
+///   member there ([`Region::identity`]: the definition's kind and qualified name
+///   from the index, or its header line where indentation found it; nothing for
+///   code outside any region), so lines added above it do not move it;
+/// - its **anchor**: the one name that says which defect in that region it is
+///   ([`anchor`]).
+///
+/// Not the reviewers, the wording, the severity, the quotes or line numbers, so a
+/// re-run that finds the same defect through other reviewers or other quotes keeps
+/// the same comment, and a dismissal sticks. Limits: a re-run whose members sit
+/// in another region or file (a member left out that was the only one in its
+/// file) gets another fingerprint; two clusters in one region with the same
+/// anchor (or none) share one, and [`crate::pipeline`] then adds their quotes.
+pub fn fingerprint(members: &[Finding], regions: &dyn Regions) -> String {
+    let mut places: BTreeSet<(&str, String)> = BTreeSet::new();
+    let mut scopes: BTreeMap<(&str, u32, u32), Vec<&str>> = BTreeMap::new();
+    let mut own: BTreeSet<String> = BTreeSet::new();
+    for m in members {
+        let path = m.location.path.as_str();
+        let region = regions.region(path, m.location.start, m.location.end);
+        let lines: Vec<&str> = regions.text(path).map(|t| t.lines().collect()).unwrap_or_default();
+        let (from, to) = region.as_ref().map_or((1, lines.len() as u32), |r| (r.start, r.end));
+        scopes.entry((path, from, to)).or_insert_with(|| {
+            lines
+                .iter()
+                .skip(from.saturating_sub(1) as usize)
+                .take((to + 1).saturating_sub(from) as usize)
+                .copied()
+                .collect()
+        });
+        if let Some(symbol) = region.as_ref().and_then(|r| r.symbol.as_ref()) {
+            own.insert(last_segment(symbol).to_string());
+        }
+        places.insert((path, region.map(|r| r.identity).unwrap_or_default()));
     }
+    let scope: Vec<&str> = scopes.into_values().flatten().collect();
+    let subjects: BTreeSet<String> = members.iter().flat_map(|m| named(&m.claim, &m.evidence).subject).collect();
+    let anchor = anchor(&subjects, &scope, &own).unwrap_or_default();
     let mut h = Sha256::new();
-    h.update(b"cluster\0");
-    for part in paths.iter().map(|p| p.to_string()).chain([String::new()]).chain(quoted) {
-        h.update(part.as_bytes());
-        h.update([0u8]);
+    h.update(b"cluster/2\0");
+    for (path, identity) in &places {
+        for part in [path, identity.as_str()] {
+            h.update(part.as_bytes());
+            h.update([0u8]);
+        }
     }
+    h.update([0u8]);
+    h.update(anchor.as_bytes());
     hex::encode(&h.finalize()[..8])
+}
+
+/// The name a cluster is about, chosen from what its members' claims name
+/// (`subjects`) by a ranking over the region's code (`scope`) alone, so whichever
+/// members a run has, the same name wins as long as one of them names it:
+///
+/// 1. only names that occur in the region's code count (prose words, removed code
+///    and the region's own name, already in the fingerprint, do not), each by its
+///    last segment (`c.items` → `items`), as members qualify names differently;
+/// 2. a name the region assigns or declares (`results := ...`, `let total`,
+///    `query = ...`) first: the variable a defect is about is usually one the
+///    function owns, where a paraphrase may name a call or a parameter on the way;
+/// 3. then the name on the fewest lines of the region: the most specific one, so
+///    two defects over one shared variable are told apart by what else they name;
+/// 4. then alphabetically.
+///
+/// `None` when no name qualifies.
+pub fn anchor(subjects: &BTreeSet<String>, scope: &[&str], own: &BTreeSet<String>) -> Option<String> {
+    let keys: BTreeSet<&str> = subjects
+        .iter()
+        .map(|n| last_segment(n))
+        .filter(|k| k.chars().count() > 1 && !names::is_stop(k) && !own.contains(*k))
+        .collect();
+    let segments = |code: &str| -> BTreeSet<String> {
+        names::in_code(code).iter().flat_map(|n| n.split('.').map(str::to_string).collect::<Vec<_>>()).collect()
+    };
+    let lines: Vec<BTreeSet<String>> = scope.iter().map(|l| segments(l)).collect();
+    let defined: BTreeSet<String> =
+        scope.iter().filter_map(|l| assigned().captures(l)).flat_map(|c| segments(&c[1])).collect();
+    keys.into_iter()
+        .map(|k| (k, lines.iter().filter(|l| l.contains(k)).count()))
+        .filter(|(_, n)| *n > 0)
+        .min_by_key(|&(k, n)| (!defined.contains(k), n, k))
+        .map(|(k, _)| k.to_string())
+}
+
+fn last_segment(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
+/// A line that assigns or declares plain names: `x = `, `x, y := `, `let mut x`,
+/// `var x`, `const x: T =`.
+fn assigned() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(
+            r"^\s*(?:(?:let|var|const|val|auto|final)\s+(?:mut\s+)?)?([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*(?::\s*[^=]+)?(?::=|=(?:[^=]|$))",
+        )
+        .expect("the assignment pattern compiles")
+    })
 }
 
 /// Whether `f` is a test gap: the tests reviewer's finding located in a test file.

@@ -109,6 +109,12 @@ fn is_file_name(word: &str) -> bool {
     word.rsplit_once('.').is_some_and(|(_, ext)| FILE_EXTENSIONS.contains(&ext))
 }
 
+/// Whether `word` (one normalised segment) is a keyword, a built-in value or a name
+/// too common to tell two defects apart.
+pub fn is_stop(word: &str) -> bool {
+    STOP.contains(&word)
+}
+
 /// Keywords, built-in values and names too common to tell two defects apart.
 const STOP: &[&str] = &[
     "and",

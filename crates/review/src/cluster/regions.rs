@@ -20,11 +20,34 @@ use std::collections::{BTreeMap, BTreeSet};
 /// 1000-line class are not about one thing just because they share it.
 pub const MAX_REGION_LINES: u32 = 200;
 
+/// The definition around some lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// 1-based, inclusive.
+    pub start: u32,
+    pub end: u32,
+    /// What names the region independently of where it sits in the file, so it
+    /// survives lines added above it: the kind and name of the definition from the
+    /// index, qualified by the types around it (`method Cache.put`), or, where
+    /// indentation found it, the text of its header line, whitespace-normalised.
+    pub identity: String,
+    /// The definition's normalised name (see [`super::names`]) where one is known.
+    pub symbol: Option<String>,
+}
+
 /// The structure of the head that clustering consults.
 pub trait Regions {
-    /// The 1-based, inclusive line range of the function, method or block that
-    /// encloses `start..=end` of `path`; `None` when none is known.
-    fn enclosing(&self, path: &str, start: u32, end: u32) -> Option<(u32, u32)>;
+    /// The innermost function, method or block that encloses `start..=end` of
+    /// `path`; `None` when none is known.
+    fn region(&self, path: &str, start: u32, end: u32) -> Option<Region>;
+
+    /// The 1-based, inclusive line range of [`Regions::region`].
+    fn enclosing(&self, path: &str, start: u32, end: u32) -> Option<(u32, u32)> {
+        self.region(path, start, end).map(|r| (r.start, r.end))
+    }
+
+    /// The head text of `path`, where it was given.
+    fn text(&self, path: &str) -> Option<&str>;
 
     /// Normalised names (see [`super::names`]) of the symbols the change defines or
     /// alters. Two findings in different files that both name one of these are
@@ -49,11 +72,39 @@ impl IndentRegions {
 }
 
 impl Regions for IndentRegions {
-    fn enclosing(&self, path: &str, start: u32, end: u32) -> Option<(u32, u32)> {
+    fn region(&self, path: &str, start: u32, end: u32) -> Option<Region> {
         let text = self.texts.get(path)?;
         let lines: Vec<&str> = text.lines().collect();
-        crate::enclosing::enclosing(&lines, start, end, MAX_REGION_LINES)
+        let (from, to) = crate::enclosing::enclosing(&lines, start, end, MAX_REGION_LINES)?;
+        // Decorators and attributes above the header belong to the region, not to
+        // its name.
+        let header = lines
+            .get((from - 1) as usize..to as usize)?
+            .iter()
+            .find(|l| crate::enclosing::starts_definition(l))
+            .copied()
+            .unwrap_or(lines[(from - 1) as usize]);
+        let identity = crate::shown::normalize(header);
+        Some(Region { start: from, end: to, symbol: header_name(header), identity })
     }
+
+    fn text(&self, path: &str) -> Option<&str> {
+        self.texts.get(path).map(String::as_str)
+    }
+}
+
+/// The name a definition header declares: the word after `def`, `fn`, `class`,
+/// `func` (past a Go receiver) and the like.
+fn header_name(header: &str) -> Option<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(
+            r"\b(?:def|class|fn|function|func|fun|struct|enum|trait|interface|module|object|record|sub|procedure|void)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)",
+        )
+        .expect("the header pattern compiles")
+    });
+    let name = re.captures(header)?.get(1)?.as_str();
+    super::names::in_code(name).into_iter().next()
 }
 
 /// Regions from the symbol index of the head, with indentation where a file has no
@@ -95,9 +146,14 @@ fn changed_symbols(change: &gauntlet_change::Change) -> BTreeSet<String> {
     out
 }
 
+/// Definitions that can be regions: code runs in them, or they hold such code.
+fn is_region_kind(kind: gauntlet_code::Kind) -> bool {
+    kind.is_callable() || kind == gauntlet_code::Kind::Type
+}
+
 impl Regions for SymbolRegions {
-    fn enclosing(&self, path: &str, start: u32, end: u32) -> Option<(u32, u32)> {
-        let Some(symbols) = self.symbols.get(path) else { return self.indent.enclosing(path, start, end) };
+    fn region(&self, path: &str, start: u32, end: u32) -> Option<Region> {
+        let Some(symbols) = self.symbols.get(path) else { return self.indent.region(path, start, end) };
         let around = symbols.enclosing(start)?;
         // The innermost definition around `start` that also holds `end`.
         let mut best = Some(around).filter(|d| d.contains(end));
@@ -105,11 +161,26 @@ impl Regions for SymbolRegions {
             best = symbols
                 .definitions
                 .iter()
-                .filter(|d| d.kind.is_callable() || d.kind == gauntlet_code::Kind::Type)
+                .filter(|d| is_region_kind(d.kind))
                 .filter(|d| d.contains(start) && d.contains(end))
                 .min_by_key(|d| d.lines());
         }
-        best.filter(|d| d.lines() <= MAX_REGION_LINES).map(|d| (d.start, d.end))
+        let d = best.filter(|d| d.lines() <= MAX_REGION_LINES)?;
+        // Qualified by the types and functions around it, outermost first.
+        let mut outer: Vec<&gauntlet_code::Definition> = symbols
+            .definitions
+            .iter()
+            .filter(|o| is_region_kind(o.kind) && o.start <= d.start && d.end <= o.end && o.lines() > d.lines())
+            .collect();
+        outer.sort_by_key(|o| std::cmp::Reverse(o.lines()));
+        let chain: Vec<&str> = outer.iter().map(|o| o.name.as_str()).chain([d.name.as_str()]).collect();
+        let identity = format!("{} {}", d.kind.as_str(), chain.join("."));
+        let symbol = super::names::in_code(&d.name).into_iter().next();
+        Some(Region { start: d.start, end: d.end, identity, symbol })
+    }
+
+    fn text(&self, path: &str) -> Option<&str> {
+        self.indent.text(path)
     }
 
     fn changed_symbols(&self) -> &BTreeSet<String> {

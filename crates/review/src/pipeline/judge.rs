@@ -8,6 +8,13 @@
 //! it judges, never the other members or how many reviewers agreed. The published
 //! finding carries the cluster's fingerprint, its highest severity and every
 //! reviewer that raised it.
+//!
+//! The rubber-stamp re-check validates each decided member again with the stricter
+//! instruction. When that disproves it, the cluster hands over exactly as on the
+//! first pass: the next member is validated, with the same stricter instruction
+//! (the first pass's lenient one is what the re-check distrusts), until one
+//! survives or all are disproved. A defect that several reviewers found is then
+//! not lost because the stricter validator rejected one wording of it.
 
 use super::ask::Failure;
 use super::validate::one;
@@ -96,7 +103,7 @@ fn make_groups(items: &[Item<'_>], regions: &dyn Regions) -> Vec<Group> {
         .into_iter()
         .map(|g| {
             let members: Vec<Finding> = g.iter().map(|&i| findings[i].clone()).collect();
-            let cluster = Cluster { id: cluster::fingerprint(&members), members };
+            let cluster = Cluster { id: cluster::fingerprint(&members, regions), members };
             Group { cluster, parts: g.iter().map(|&i| items[i].0).collect() }
         })
         .collect();
@@ -146,17 +153,24 @@ async fn validate(ctxs: &[Ctx<'_>], groups: &[Group]) -> Vec<Outcome> {
 
 /// Members in order until one survives or all are disproved.
 async fn validate_group(ctxs: &[Ctx<'_>], g: &Group) -> Outcome {
+    validate_from(ctxs, g, 0, false).await
+}
+
+/// Members from position `from` on, in order, until one survives or all are
+/// disproved; `strict` asks each with the re-check's stricter instruction.
+async fn validate_from(ctxs: &[Ctx<'_>], g: &Group, from: usize, strict: bool) -> Outcome {
     let members = &g.cluster.members;
     let mut disproved = Vec::new();
-    for (i, (f, part)) in members.iter().zip(&g.parts).enumerate() {
-        let sessions = i + 1;
-        match one(&ctxs[*part], f, false).await {
-            Ok(j) if j.verdict == VerdictKind::Disproved && sessions < members.len() => disproved.push(j),
+    let mut sessions = 0;
+    for i in from..members.len() {
+        sessions += 1;
+        match one(&ctxs[g.parts[i]], &members[i], strict).await {
+            Ok(j) if j.verdict == VerdictKind::Disproved && i + 1 < members.len() => disproved.push(j),
             Ok(j) => return Outcome { result: Ok((i, j)), disproved, sessions },
             Err(e) => return Outcome { result: Err((i, e)), disproved, sessions },
         }
     }
-    Outcome { result: Err((0, "a cluster without members".into())), disproved, sessions: 0 }
+    Outcome { result: Err((from, "a cluster without members".into())), disproved, sessions }
 }
 
 /// Adjudication at `threshold` would drop nothing: among three or more validated
@@ -170,12 +184,14 @@ fn would_drop_nothing(outcomes: &[Outcome], threshold: u8) -> bool {
 }
 
 /// Validate each decided member again with the stricter instruction; the second
-/// answer stands. Returns the sessions started.
+/// answer stands, and one that disproves the member hands over to the next member
+/// (validated as strictly). Returns the sessions started.
 async fn recheck(ctxs: &[Ctx<'_>], groups: &[Group], outcomes: &mut [Outcome], review: &mut Review) -> usize {
     let answered = outcomes.iter().filter(|o| o.result.is_ok()).count();
     review.notes.push(format!(
         "rubber-stamp check: adjudication at the threshold would have dropped none of {answered} validated \
-         findings, so each was validated again with a stricter instruction; the second answers stand"
+         findings, so each was validated again with a stricter instruction; the second answers stand (where one \
+         disproved a cluster's member, the next member was validated as strictly)"
     ));
     let concurrency = ctxs.first().map_or(1, |c| c.opts.concurrency.max(1));
     let todo: Vec<(usize, usize)> =
@@ -183,39 +199,43 @@ async fn recheck(ctxs: &[Ctx<'_>], groups: &[Group], outcomes: &mut [Outcome], r
     let progress = ctxs.first().map(|c| c.opts.progress.clone()).unwrap_or_default();
     progress.event(&Event::StepStarted { step: REVALIDATE, total: todo.len() });
     let counter = Counter::new(todo.len());
-    let second: Vec<(usize, Result<Judged, Failure>)> = futures::stream::iter(todo.iter().copied())
+    let second: Vec<(usize, usize, Outcome)> = futures::stream::iter(todo.iter().copied())
         .map(|(k, i)| {
             let g = &groups[k];
             let (counter, progress) = (&counter, &progress);
             async move {
-                let result = one(&ctxs[g.parts[i]], &g.cluster.members[i], true).await;
-                let (done, total, judged) = (counter.tick(), counter.total, result.is_ok());
+                let outcome = validate_from(ctxs, g, i, true).await;
+                let (done, total, judged) = (counter.tick(), counter.total, outcome.result.is_ok());
                 progress.event(&Event::ValidationDone { done, total, judged });
-                (k, result)
+                (k, i, outcome)
             }
         })
         .buffer_unordered(concurrency)
         .collect()
         .await;
     progress.event(&Event::StepFinished { step: REVALIDATE });
-    for (k, result) in second {
-        let Ok((_, first)) = &mut outcomes[k].result else { continue };
-        match result {
-            Ok(j) => *first = j,
-            Err(message) => review.gaps.push(Gap {
-                step: "revalidate".into(),
-                reviewer: Some(first.finding.reviewer.clone()),
-                finding: Some(groups[k].cluster.members[todo_member(&todo, k)].id.clone()),
-                message: format!("the stricter re-check did not run ({message}); the first answer stands"),
-            }),
+    let mut sessions = 0;
+    for (k, i, again) in second {
+        sessions += again.sessions;
+        match again.result {
+            // The decided member's own re-check did not run: its first answer stands.
+            Err((at, message)) if at == i => {
+                let Ok((_, first)) = &outcomes[k].result else { continue };
+                review.gaps.push(Gap {
+                    step: "revalidate".into(),
+                    reviewer: Some(first.finding.reviewer.clone()),
+                    finding: Some(groups[k].cluster.members[i].id.clone()),
+                    message: format!("the stricter re-check did not run ({message}); the first answer stands"),
+                });
+            }
+            result => {
+                let o = &mut outcomes[k];
+                o.disproved.extend(again.disproved);
+                o.result = result;
+            }
         }
     }
-    todo.len()
-}
-
-/// The member of cluster `k` that the re-check validated.
-fn todo_member(todo: &[(usize, usize)], k: usize) -> usize {
-    todo.iter().find(|(c, _)| *c == k).map_or(0, |(_, i)| *i)
+    sessions
 }
 
 /// One judged finding per answered cluster; every other member ends in `dropped`
