@@ -855,3 +855,79 @@ proptest! {
         }
     }
 }
+
+const RENAME_PY: &str =
+    "def rename(doc, title):\n    if not title:\n        return doc\n    doc.title = title.strip()\n    return doc\n";
+
+#[test]
+fn two_plain_claims_apart_in_one_function_whose_quotes_share_a_variable_stay_apart() {
+    let texts = BTreeMap::from([("docs.py".to_string(), RENAME_PY.to_string())]);
+    let unchanged = Change { base: "b".into(), head: "h".into(), snapshot: Snapshot::Worktree, files: vec![] };
+    let symbols = SymbolRegions::new(texts.clone(), &unchanged);
+    let indent = IndentRegions::new(texts);
+    let ignored = finding(
+        "correctness",
+        "docs.py:2-3",
+        Severity::Medium,
+        "Empty titles are silently ignored instead of rejected.",
+        "if not title:",
+    );
+    let stripped = finding(
+        "correctness",
+        "docs.py:4",
+        Severity::Low,
+        "Stripping the title drops meaningful whitespace.",
+        "doc.title = title.strip()",
+    );
+    for (name, regions) in [("symbols", &symbols as &dyn Regions), ("indentation", &indent)] {
+        assert_eq!(symbols.enclosing("docs.py", 2, 2), symbols.enclosing("docs.py", 4, 4), "one function");
+        let set = [ignored.clone(), stripped.clone()];
+        assert_eq!(sizes(&cluster(&set, regions)), vec![1, 1], "{name}");
+    }
+    // On overlapping lines the same two quotes are close enough to be compared.
+    let mut on_it = stripped.clone();
+    on_it.location = Location::parse("docs.py:2-4").unwrap();
+    on_it.claim = "An empty `title` returns early, so `doc.title` keeps its old value.".into();
+    assert_eq!(sizes(&cluster(&[ignored, on_it], &symbols)), vec![2]);
+}
+
+const USER_RS_BASE: &str = "pub struct User {\n    pub id: u64,\n    pub display_name: String,\n}\n";
+const USER_RS: &str = "pub struct User {\n    pub id: u64,\n    pub full_name: String,\n}\n";
+const GREET_TS: &str = "export function greet(user: User): string {\n  return `Hello, ${user.displayName}`;\n}\n";
+
+#[test]
+fn a_renamed_field_and_the_client_that_still_reads_it_are_one_defect() {
+    let patch = diffy::create_patch(USER_RS_BASE, USER_RS).to_string();
+    let hunks = patch.split_once("\n@@").map(|(_, rest)| format!("@@{rest}")).unwrap();
+    let text = format!("diff --git a/api/user.rs b/api/user.rs\n--- a/api/user.rs\n+++ b/api/user.rs\n{hunks}");
+    let diff = parse_patch(&text).unwrap().remove(0);
+    let change = Change {
+        base: "b".into(),
+        head: "h".into(),
+        snapshot: Snapshot::Worktree,
+        files: vec![ChangedFile { diff, head_text: Some(USER_RS.into()), unreadable: None }],
+    };
+    let texts =
+        BTreeMap::from([("api/user.rs".to_string(), USER_RS.to_string()), ("web/client.ts".into(), GREET_TS.into())]);
+    let regions = SymbolRegions::new(texts, &change);
+    assert!(regions.changed_symbols().contains("full_name"), "{:?}", regions.changed_symbols());
+    let renamed = finding(
+        "contract-drift",
+        "api/user.rs:3",
+        Severity::High,
+        "Renaming the JSON field breaks every client that reads the old name.",
+        "pub full_name: String,",
+    );
+    let client = finding(
+        "correctness",
+        "web/client.ts:2",
+        Severity::High,
+        "The client still reads displayName, which the server now sends as fullName.",
+        "return `Hello, ${user.displayName}`;",
+    );
+    assert_eq!(sizes(&cluster(&[renamed.clone(), client.clone()], &regions)), vec![2]);
+    // A finding in another file whose claim does not name the renamed field stays apart.
+    let mut elsewhere = client;
+    elsewhere.claim = "The greeting is not escaped before it reaches the page.".into();
+    assert_eq!(sizes(&cluster(&[renamed, elsewhere], &regions)), vec![1, 1]);
+}

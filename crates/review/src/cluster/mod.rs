@@ -10,10 +10,13 @@
 //!   least half ([`MIN_COVER`]) of what the other's claim names (its
 //!   [`names::Named::subject`]) in its own claim or evidence, and one names more
 //!   than half; or both quote the same evidence (whitespace-normalised) at
-//!   overlapping ranges;
+//!   overlapping ranges. When their ranges only share a definition, without
+//!   overlapping, at least one claim must name code itself: two claims in plain
+//!   words whose quotes share a variable are usually two defects in one function;
 //! - *across files*, one's claim or evidence cites the other's location as
-//!   `path:LINE` (within [`CITE_SLACK`] lines), or one sits in the definition of a
-//!   symbol the change alters ([`Regions::changed_symbols`]) and the other's claim
+//!   `path:LINE` (within [`CITE_SLACK`] lines), or one sits in or on the definition
+//!   of a symbol the change alters ([`Regions::changed_symbols`]: a changed
+//!   function, or a renamed field on the finding's own line) and the other's claim
 //!   names that symbol: the defect where it was made and where it is felt.
 //!
 //! Why "same code" asks both ways: two defects in one function usually share the
@@ -109,6 +112,17 @@ pub fn groups(findings: &[Finding], regions: &dyn Regions) -> Vec<Vec<usize>> {
     let region: Vec<Option<Region>> =
         findings.iter().map(|f| regions.region(&f.location.path, f.location.start, f.location.end)).collect();
     let changed = regions.changed_symbols();
+    // What each finding sits in or on: its region's symbol and what its own lines
+    // define (a renamed field is the defect where it was made).
+    let owned: Vec<BTreeSet<String>> = findings
+        .iter()
+        .zip(&region)
+        .map(|(f, r)| {
+            let mut names = regions.defined_on(&f.location.path, f.location.start, f.location.end);
+            names.extend(r.as_ref().and_then(|r| r.symbol.clone()));
+            names
+        })
+        .collect();
     let mut parent: Vec<usize> = (0..findings.len()).collect();
     for a in 0..findings.len() {
         for b in a + 1..findings.len() {
@@ -117,12 +131,20 @@ pub fn groups(findings: &[Finding], regions: &dyn Regions) -> Vec<Vec<usize>> {
                 x.location.overlaps(&y.location) || (region[a].is_some() && region[a] == region[b])
             };
             let related = if fa.location.path == fb.location.path {
-                near(fa, fb) && (same_code(&named[a], &named[b]) || same_quote(fa, fb))
+                let close = if fa.location.overlaps(&fb.location) {
+                    true
+                } else {
+                    // Apart in one definition, quoting code that shares a variable
+                    // is what two defects there commonly do: at least one claim must
+                    // itself name the code.
+                    near(fa, fb) && (named[a].claim_names_code || named[b].claim_names_code)
+                };
+                (close && same_code(&named[a], &named[b])) || (near(fa, fb) && same_quote(fa, fb))
             } else {
                 cites(fa, fb)
                     || cites(fb, fa)
-                    || in_changed_symbol_named_by(&region[a], &named[b], changed)
-                    || in_changed_symbol_named_by(&region[b], &named[a], changed)
+                    || in_changed_symbol_named_by(&owned[a], &named[b], changed)
+                    || in_changed_symbol_named_by(&owned[b], &named[a], changed)
             };
             if related {
                 union(&mut parent, a, b);
@@ -190,11 +212,11 @@ fn cites(a: &Finding, b: &Finding) -> bool {
     })
 }
 
-/// A finding in `region` sits in the definition of a symbol the change alters, and
-/// the other finding's claim (`other`'s subject) names that symbol.
-fn in_changed_symbol_named_by(region: &Option<Region>, other: &Named, changed: &BTreeSet<String>) -> bool {
-    let Some(symbol) = region.as_ref().and_then(|r| r.symbol.as_ref()) else { return false };
-    changed.contains(symbol) && other.subject.iter().any(|n| same_name(n, symbol))
+/// A finding sits in or on the definition of a symbol the change alters (`owned`:
+/// its region's symbol and what its own lines define), and the other finding's
+/// claim (`other`'s subject) names that symbol.
+fn in_changed_symbol_named_by(owned: &BTreeSet<String>, other: &Named, changed: &BTreeSet<String>) -> bool {
+    owned.iter().filter(|s| changed.contains(*s)).any(|symbol| other.subject.iter().any(|n| same_name(n, symbol)))
 }
 
 /// The total order members are validated in: highest severity, narrowest range,

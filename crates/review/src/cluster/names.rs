@@ -22,6 +22,8 @@ pub struct Named {
     pub all: BTreeSet<String>,
     /// The names of the evidence alone: code copied verbatim, independent of wording.
     pub quoted: BTreeSet<String>,
+    /// Whether the claim itself names code (else `subject` is the evidence's names).
+    pub claim_names_code: bool,
 }
 
 pub fn named(claim: &str, evidence: &str) -> Named {
@@ -29,7 +31,7 @@ pub fn named(claim: &str, evidence: &str) -> Named {
     let quoted = in_code(evidence);
     let subject = if in_claim.is_empty() { quoted.clone() } else { in_claim.clone() };
     let all = in_claim.union(&quoted).cloned().collect();
-    Named { subject, all, quoted }
+    Named { subject, all, quoted, claim_names_code: !in_claim.is_empty() }
 }
 
 /// Share of `subject` that `other` names too (0 when `subject` is empty).

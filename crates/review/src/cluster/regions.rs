@@ -46,6 +46,12 @@ pub trait Regions {
         self.region(path, start, end).map(|r| (r.start, r.end))
     }
 
+    /// The normalised names the lines `start..=end` of `path` define themselves (a
+    /// field, an enum member, a constant declared there); empty where unknown.
+    fn defined_on(&self, _path: &str, _start: u32, _end: u32) -> BTreeSet<String> {
+        BTreeSet::new()
+    }
+
     /// The head text of `path`, where it was given.
     fn text(&self, path: &str) -> Option<&str>;
 
@@ -177,6 +183,11 @@ impl Regions for SymbolRegions {
         let identity = format!("{} {}", d.kind.as_str(), chain.join("."));
         let symbol = super::names::in_code(&d.name).into_iter().next();
         Some(Region { start: d.start, end: d.end, identity, symbol })
+    }
+
+    fn defined_on(&self, path: &str, start: u32, end: u32) -> BTreeSet<String> {
+        let Some(symbols) = self.symbols.get(path) else { return BTreeSet::new() };
+        symbols.defined_in(start, end).flat_map(|d| super::names::in_code(&d.name)).collect()
     }
 
     fn text(&self, path: &str) -> Option<&str> {
