@@ -108,13 +108,24 @@ fn totals(h: &mut String, b: &Backtest) {
         [
             format!("{} ({}/{})", pct(t.precision), t.true_positives, t.published),
             format!("{} ({}/{})", pct(t.recall), t.caught, t.defects),
+            format!("{} ({}/{})", pct(s.candidate_recall), s.candidates_caught, t.defects),
+            format!("{} ({}/{})", num(t.comments_per_caught_defect), t.defect_comments, t.caught),
             format!("{} ({} per case)", t.false_positives, num(t.fp_per_case)),
             format!("{}/{}", t.silent_clean, t.clean_cases),
             s.spend.tokens.to_string(),
             s.spend.cost.map_or_else(|| "unknown".into(), |c| format!("${c:.4}")),
         ]
     };
-    let rows = ["precision", "recall", "false positives", "silent clean cases", "tokens", "cost"];
+    let rows = [
+        "precision",
+        "recall",
+        "candidate recall (before validation)",
+        "comments per caught defect",
+        "false positives",
+        "silent clean cases",
+        "tokens",
+        "cost",
+    ];
     let ours = side(&b.gauntlet);
     let theirs = b.baseline.as_ref().map(side);
     h.push_str("<h2>Totals</h2><table id=\"totals\"><tr><th></th><th>gauntlet</th>");

@@ -37,18 +37,16 @@ fn query_source(lang: Lang) -> &'static str {
 const ALL: [Lang; 8] =
     [Lang::Rust, Lang::Python, Lang::TypeScript, Lang::Tsx, Lang::JavaScript, Lang::Go, Lang::Java, Lang::CSharp];
 
-/// The compiled tag query of a language (compiled once per process).
+/// The compiled tag query of a language, compiled the first time a file of that
+/// language is read (a query takes milliseconds to compile; a review of a Python
+/// change should not pay for the other seven).
 fn query(lang: Lang) -> &'static Query {
-    static QUERIES: OnceLock<Vec<Query>> = OnceLock::new();
-    let all = QUERIES.get_or_init(|| {
-        ALL.iter()
-            .map(|l| {
-                Query::new(&language(*l), query_source(*l))
-                    .unwrap_or_else(|e| panic!("the {} tag query is invalid: {e}", l.as_str()))
-            })
-            .collect()
-    });
-    &all[ALL.iter().position(|l| *l == lang).expect("every language has a query")]
+    static QUERIES: [OnceLock<Query>; ALL.len()] = [const { OnceLock::new() }; ALL.len()];
+    let at = ALL.iter().position(|l| *l == lang).expect("every language has a query");
+    QUERIES[at].get_or_init(|| {
+        Query::new(&language(lang), query_source(lang))
+            .unwrap_or_else(|e| panic!("the {} tag query is invalid: {e}", lang.as_str()))
+    })
 }
 
 fn kind_of(capture: &str) -> Option<Kind> {
@@ -171,25 +169,28 @@ fn end_line(node: Node<'_>) -> u32 {
 /// `row["total"]`) that is not the name of a definition.
 fn collect_uses(root: Node<'_>, src: &[u8], definition_names: &[usize], out: &mut Vec<Use>) {
     let mut cursor = root.walk();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
+    // Each node with its parent: tree-sitter finds a parent by walking down from the
+    // root, which per identifier costs more than the parse.
+    let mut stack: Vec<(Node<'_>, Option<Node<'_>>)> = vec![(root, None)];
+    while let Some((node, parent)) = stack.pop() {
         let kind = node.kind();
-        let line = node.start_position().row as u32 + 1;
         if kind.ends_with("identifier") && node.named_child_count() == 0 {
             let named = definition_names.binary_search(&node.start_byte()).is_ok();
             if let (false, Ok(name)) = (named, node.utf8_text(src)) {
-                out.push(Use { name: name.to_string(), line, role: role(node) });
+                let line = node.start_position().row as u32 + 1;
+                out.push(Use { name: name.to_string(), line, role: role(node, parent) });
             }
             continue;
         }
         if is_string_piece(kind) {
             let text = node.utf8_text(src).unwrap_or("").trim_matches(['"', '\'', '`']);
             if crate::lines::is_identifier(text) {
+                let line = node.start_position().row as u32 + 1;
                 out.push(Use { name: text.to_string(), line, role: Role::Member });
             }
             continue;
         }
-        stack.extend(node.named_children(&mut cursor));
+        stack.extend(node.named_children(&mut cursor).map(|child| (child, Some(node))));
     }
 }
 
@@ -205,7 +206,7 @@ fn is_string_piece(kind: &str) -> bool {
     )
 }
 
-fn role(node: Node<'_>) -> Role {
+fn role(node: Node<'_>, parent: Option<Node<'_>>) -> Role {
     let kind = node.kind();
     if kind == "type_identifier" {
         return Role::Type;
@@ -219,7 +220,7 @@ fn role(node: Node<'_>) -> Role {
     ) {
         return Role::Member;
     }
-    let Some(parent) = node.parent() else { return Role::Name };
+    let Some(parent) = parent else { return Role::Name };
     let field_of = |field: &str| parent.child_by_field_name(field).is_some_and(|n| n.id() == node.id());
     match parent.kind() {
         // Python `o.total`, Java `o.total`, C# `o.Total`, keyword arguments.

@@ -25,6 +25,18 @@ fn cache() -> &'static Mutex<HashMap<CacheKey, Shared>> {
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
+/// Forget every cached parse, so the next index parses as a fresh process does
+/// (benchmarks measure a first review this way).
+pub fn forget_parses() {
+    cache().lock().expect("symbol cache lock").clear();
+}
+
+/// The symbols of `text` at `path`, parsed once per content and language in this
+/// process (the cache the index and clustering share).
+pub fn parsed(path: &str, text: &str) -> Shared {
+    cached(path, text)
+}
+
 /// [`symbols`] through the per-blob cache.
 fn cached(path: &str, text: &str) -> Shared {
     let key = (blob_id(text), Lang::of(path));

@@ -38,7 +38,7 @@ mod lang;
 mod lines;
 mod search;
 
-pub use index::{Found, FoundUse, Index, blob_id, enclosing};
+pub use index::{Found, FoundUse, Index, blob_id, enclosing, forget_parses, parsed};
 pub use lang::Lang;
 pub use search::{mentioning, spellings, words};
 

@@ -23,6 +23,53 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
 
+/// Counts live heap bytes and their peak while switched on (only around the symbol
+/// index, so the rest of the review runs at the system allocator's speed but for
+/// one relaxed load per call).
+mod heap {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
+
+    pub struct Counting;
+    static ON: AtomicBool = AtomicBool::new(false);
+    static LIVE: AtomicIsize = AtomicIsize::new(0);
+    static PEAK: AtomicIsize = AtomicIsize::new(0);
+
+    // SAFETY: every call is passed on to the system allocator unchanged.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let p = unsafe { System.alloc(layout) };
+            if !p.is_null() && ON.load(Ordering::Relaxed) {
+                let now = LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed) + layout.size() as isize;
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            }
+            p
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) };
+            if ON.load(Ordering::Relaxed) {
+                LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Start counting from zero.
+    pub fn start() {
+        LIVE.store(0, Ordering::Relaxed);
+        PEAK.store(0, Ordering::Relaxed);
+        ON.store(true, Ordering::Relaxed);
+    }
+
+    /// Stop counting; the peak of bytes allocated and not yet freed since [`start`].
+    pub fn stop() -> usize {
+        ON.store(false, Ordering::Relaxed);
+        PEAK.load(Ordering::Relaxed).max(0) as usize
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: heap::Counting = heap::Counting;
+
 /// Files and lines of the in-memory change of benchmarks 1 and 3: large enough that
 /// the shared block is well past Anthropic's 4,096-token cache minimum and at least
 /// ten times any reviewer's own turn.
@@ -316,9 +363,11 @@ fn check_grounded_run(review: &Review) {
 const CHANGED_PER_FILE: usize = 100;
 const FILE_LINES: usize = 2 * CHANGED_PER_FILE;
 
-/// gauntlet's own work (acquire, input, pipeline with an instant model, related code
-/// included) against the `git diff` it starts from, at 1k, 10k and 100k changed
-/// lines, in a repository of at least 100,000 lines.
+/// gauntlet's own work (acquire, input, pipeline with an instant model) against the
+/// `git diff` it starts from, at 1k, 10k and 100k changed lines, in a repository of
+/// at least 100,000 lines; and, measured on its own in the same run, the symbol
+/// index behind related code (its build time and memory), which reads every file
+/// at head and so grows with the repository, not with the change.
 ///
 /// The primary figure is CPU time (user + system, of this process and of the git
 /// processes it waited for), which is what the issue asks for and which stays put
@@ -355,6 +404,15 @@ fn overhead(rt: &Runtime, sizes: &[usize]) {
             part(|s| s.context),
             part(|s| s.run),
             wall / diff_wall
+        );
+        let (index_cpu, index_wall) = (part(|s| s.index.cpu), part(|s| s.index.wall));
+        println!(
+            "        symbol index for related code (cold, {} files at head): CPU {index_cpu:6.1} ms, wall \
+             {index_wall:6.1} ms, peak heap {:.1} MiB, {:.0} entries; whole review with it: CPU ratio {:.2}",
+            files.max(REPO_FILES),
+            part(|s| s.index_peak) / (1024.0 * 1024.0),
+            part(|s| s.index_entries),
+            (cpu + index_cpu) / diff_cpu,
         );
         if let Some((prev_diff, prev_cpu)) = previous {
             println!(
@@ -395,8 +453,14 @@ struct Split {
     context: f64,
     /// The fence and `pipeline::run`.
     run: f64,
-    /// CPU time of the whole review, git processes included.
+    /// CPU time of the whole review but the symbol index, git processes included.
     cpu: f64,
+    /// The symbol index behind related code, built cold (as in a new process).
+    index: Cost,
+    /// Peak heap bytes the index needed above what was live before it.
+    index_peak: f64,
+    /// Related-code entries it produced (within the default budget).
+    index_entries: f64,
 }
 
 /// One review as `gauntlet review` prepares and runs it (crates/cli/src/commands/
@@ -464,13 +528,28 @@ async fn gauntlet_once(root: &Path, models: &Models) -> Split {
     untrusted.extend(context::untrusted_texts(&reviewers));
     let fence = Fence::new(&mut rand::rng(), untrusted);
     let input = Input { change: &change, reviewers, guidance, head: &head, rules_version, fence, intent: None };
-    let review = pipeline::run(&input, models, &Options::default()).await;
+    // Related code is measured on its own below, so this run leaves it out.
+    let without_related = Options { related_tokens: Some(0), ..Options::default() };
+    let review = pipeline::run(&input, models, &without_related).await;
     let run = ms(clock.elapsed());
     assert!(review.gaps.is_empty(), "gaps: {:?}", review.gaps);
     drop(review);
     drop(input);
+    let cpu = cpu_now() - cpu;
+
+    // The symbol index and related code, as `pipeline::run` builds them with the
+    // default budget, from an empty parse cache (a review is one process).
+    gauntlet_code::forget_parses();
+    let opts = Options::default();
+    let (index_cpu, clock) = (cpu_now(), Instant::now());
+    heap::start();
+    let related = gauntlet_review::related::gather(&change, &head, opts.tools.file_bytes, opts.related_budget());
+    let index_peak = heap::stop() as f64;
+    let index = Cost { wall: ms(clock.elapsed()), cpu: cpu_now() - index_cpu };
+    let index_entries = related.entries.len() as f64;
+    drop(related);
     drop(change);
-    Split { acquire, prepare, context, run, cpu: cpu_now() - cpu }
+    Split { acquire, prepare, context, run, cpu, index, index_peak, index_entries }
 }
 
 /// Wall and CPU time of `git diff main change`, output read in full as gauntlet reads it.

@@ -118,30 +118,38 @@ fn header_name(header: &str) -> Option<String> {
 /// functions and methods whose bodies they touch.
 #[derive(Clone, Debug, Default)]
 pub struct SymbolRegions {
-    symbols: BTreeMap<String, gauntlet_code::FileSymbols>,
+    symbols: BTreeMap<String, gauntlet_code::Shared>,
     indent: IndentRegions,
     changed: BTreeSet<String>,
 }
 
 impl SymbolRegions {
     /// From the head text of each file findings are located in, and the change.
+    /// Parses go through the per-blob cache the symbol index fills, and only the
+    /// files in `texts` are parsed: a finding can only sit in a changed symbol of its
+    /// own file, so the changed symbols of other files are never asked for.
     pub fn new(texts: BTreeMap<String, String>, change: &gauntlet_change::Change) -> SymbolRegions {
         // Only files a grammar read: the index's line heuristics know no bodies, so
         // indentation answers better for the rest.
         let symbols = texts
             .iter()
-            .map(|(path, text)| (path.clone(), gauntlet_code::symbols(path, text)))
+            .map(|(path, text)| (path.clone(), gauntlet_code::parsed(path, text)))
             .filter(|(_, symbols)| symbols.lang.is_some())
             .collect();
-        SymbolRegions { symbols, indent: IndentRegions::new(texts), changed: changed_symbols(change) }
+        let changed = changed_symbols(change, &texts);
+        SymbolRegions { symbols, indent: IndentRegions::new(texts), changed }
     }
 }
 
-fn changed_symbols(change: &gauntlet_change::Change) -> BTreeSet<String> {
+/// What the change's added lines define or sit in, in the files of `texts`.
+fn changed_symbols(change: &gauntlet_change::Change, texts: &BTreeMap<String, String>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for file in &change.files {
         let (path, Some(text)) = (file.diff.path(), file.head_text.as_deref()) else { continue };
-        let symbols = gauntlet_code::symbols(path, text);
+        if !texts.contains_key(path) {
+            continue;
+        }
+        let symbols = gauntlet_code::parsed(path, text);
         let added = file.diff.hunks.iter().flat_map(|h| &h.lines);
         for line in added.filter(|l| l.kind == gauntlet_change::LineKind::Added).filter_map(|l| l.new) {
             let defined = symbols.defined_in(line, line).map(|d| d.name.as_str());
@@ -258,7 +266,9 @@ mod tests {
         let base = "def load(path):\n    return open(path).read()\n\n\ndef save(path, data):\n    open(path, 'w').write(data)\n";
         let head = "def load(path):\n    with open(path) as f:\n        return f.read()\n\n\ndef save(path, data):\n    open(path, 'w').write(data)\n\n\ndef remove_cache(path):\n    pass\n";
         let change = change_of("io.py", base, head);
-        let r = SymbolRegions::new(BTreeMap::new(), &change);
+        let none = SymbolRegions::new(BTreeMap::new(), &change);
+        assert!(none.changed_symbols().is_empty(), "no finding in io.py: nothing there is asked for or parsed");
+        let r = SymbolRegions::new(BTreeMap::from([("io.py".to_string(), head.to_string())]), &change);
         let changed = r.changed_symbols();
         assert!(changed.contains("load"), "the function whose body changed: {changed:?}");
         assert!(changed.contains("remove_cache"), "the function the change adds: {changed:?}");

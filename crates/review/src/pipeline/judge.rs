@@ -53,6 +53,9 @@ struct Outcome {
 
 pub(crate) async fn run_all(ctxs: &[Ctx<'_>], grounded: &[(usize, Finding)], review: &mut Review) -> Vec<Judged> {
     let Some(first) = ctxs.first() else { return Vec::new() };
+    if grounded.is_empty() {
+        return Vec::new();
+    }
     let threshold = first.opts.threshold;
     let regions = regions_of(first, grounded);
     let (held, rest) = hold_test_gaps(grounded, &regions);
