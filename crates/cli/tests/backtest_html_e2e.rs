@@ -72,6 +72,9 @@ async fn the_html_report_renders_in_chromium_with_every_case_and_no_injected_ele
     let (dom, _) = chromium(&page, &dir.path().join("profile-dom"), &["--dump-dom"]).await;
     assert!(dom.contains("<table id=\"totals\">") && dom.contains("<th>precision</th>"), "totals: {dom}");
     assert!(dom.contains("<th>gauntlet</th><th>single-pass baseline</th>"), "side by side with the baseline");
+    for row in ["candidate recall (before validation)", "comments per caught defect"] {
+        assert!(dom.contains(&format!("<th>{row}</th>")), "the totals show {row}");
+    }
     assert!(dom.contains("<svg id=\"sweep\"") && dom.contains("<polyline class=\"precision\""), "chart");
     assert!(dom.contains("<polyline class=\"recall\""));
     for t in [0, 25, 50, 75, 100] {
