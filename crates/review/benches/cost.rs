@@ -6,8 +6,9 @@
 //! Tokens are estimated as bytes / 4 of every request the fake model receives, raw
 //! and as billed with a prompt cache that writes the shared block once (1.25x) and
 //! reads it on every later call (0.1x), Anthropic's published multipliers. The
-//! baseline is one request: the same listing of the change and a short ask, which
-//! has no earlier call to reuse a cache from.
+//! baseline is one request: the same listing of the change and the same related code
+//! (the callee the changed lines use, defined in an untouched file), then a short
+//! ask; it has no earlier call to reuse a cache from.
 
 use gauntlet_change::{Change, parse_patch};
 use gauntlet_model::{ModelError, Provider, Request, Response, Turn, Usage};
@@ -52,7 +53,25 @@ fn change() -> Change {
     Change { base: "base".into(), head: "head".into(), snapshot: gauntlet_change::Snapshot::Worktree, files }
 }
 
-struct Head<'a>(&'a Change);
+/// Untouched files at head: the definition the changed lines call (related code
+/// shows it to every session), and files that only share words with the change.
+fn untouched() -> Vec<(String, String)> {
+    let body: String = (1..=30).map(|l| format!("    let step_{l} = count.wrapping_add({l});\n")).collect();
+    let mut out = vec![(
+        "src/steps.rs".to_string(),
+        format!("pub fn add_step(count: u64, file: usize) -> u64 {{\n{body}    count + file as u64\n}}\n"),
+    )];
+    for d in 0..6 {
+        let text: String = (1..=80).map(|l| format!("// totals and counts of report {d}, line {l}\n")).collect();
+        out.push((format!("docs/report_{d}.rs"), text));
+    }
+    out
+}
+
+struct Head<'a> {
+    change: &'a Change,
+    others: Vec<(String, String)>,
+}
 
 impl HeadFiles for Head<'_> {
     fn line_count(&self, path: &str) -> Option<u32> {
@@ -62,7 +81,13 @@ impl HeadFiles for Head<'_> {
 
 impl RepoRead for Head<'_> {
     fn text(&self, path: &str) -> Option<String> {
-        self.0.file(path).and_then(|f| f.head_text.clone())
+        let other = || self.others.iter().find(|(p, _)| p == path).map(|(_, t)| t.clone());
+        self.change.file(path).and_then(|f| f.head_text.clone()).or_else(other)
+    }
+
+    fn files(&self) -> Vec<&str> {
+        let changed = self.change.files.iter().map(|f| f.diff.path());
+        changed.chain(self.others.iter().map(|(p, _)| p.as_str())).collect()
     }
 }
 
@@ -134,7 +159,7 @@ fn turns(r: &Request) -> f64 {
 
 fn main() {
     let change = change();
-    let head = Head(&change);
+    let head = Head { change: &change, others: untouched() };
     let fence = Fence::fixed("DATA-cost");
     let fake = Arc::new(Paraphrasing { kept: Mutex::new(Vec::new()) });
     let input = Input {
@@ -156,8 +181,20 @@ fn main() {
     let billed: f64 = shared * CACHE_WRITE
         + requests.iter().map(turns).sum::<f64>()
         + shared * CACHE_READ * (requests.len() - 1) as f64;
-    let baseline = tokens(&prompt::change_listing(&change, &fence)) + tokens(BASELINE_ASK);
+    // The baseline sees the same related code as the pipeline's sessions (as the
+    // backtest's baseline does), so the ratio compares reviewing methods.
+    let opts = Options::default();
+    let related = gauntlet_review::related::gather(&change, &head, opts.tools.file_bytes, opts.related_budget());
+    assert!(!related.is_empty(), "the change's callee is related code");
+    let related_block = prompt::related(&related, &fence).unwrap_or_default();
+    assert!(requests[0].shared.iter().any(|s| s == &related_block), "every session got the same related block");
+    let baseline = tokens(&prompt::change_listing(&change, &fence)) + tokens(&related_block) + tokens(BASELINE_ASK);
     println!("== cost: {REVIEWERS} reviewers, each reporting the same {} defects in its own words ==", DEFECTS.len());
+    println!(
+        "related code in every session's shared block and in the baseline's: {} entries, {:.0} tokens",
+        related.entries.len(),
+        tokens(&related_block)
+    );
     println!(
         "published {} | validator sessions {} ({:.2} per caught defect; {} saved by clustering, target <= 1.5 per defect)",
         review.published.len(),
