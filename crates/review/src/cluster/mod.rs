@@ -237,7 +237,7 @@ pub fn validation_order(a: &Finding, b: &Finding) -> Ordering {
 ///   from the index, or its header line where indentation found it; nothing for
 ///   code outside any region), so lines added above it do not move it;
 /// - its **anchor**: the one name that says which defect in that region it is
-///   ([`anchor`]).
+///   ([`anchor`]); where no name qualifies, the code its members quote.
 ///
 /// Not the reviewers, the wording, the severity, the quotes or line numbers, so a
 /// re-run that finds the same defect through other reviewers or other quotes keeps
@@ -269,7 +269,12 @@ pub fn fingerprint(members: &[Finding], regions: &dyn Regions) -> String {
     }
     let scope: Vec<&str> = scopes.into_values().flatten().collect();
     let subjects: BTreeSet<String> = members.iter().flat_map(|m| named(&m.claim, &m.evidence).subject).collect();
-    let anchor = anchor(&subjects, &scope, &own).unwrap_or_default();
+    // Without an anchor, the code the members quote says which defect it is; so a
+    // cluster's id never depends on which other clusters share its region.
+    let anchor = anchor(&subjects, &scope, &own).unwrap_or_else(|| {
+        let quotes: BTreeSet<String> = members.iter().map(|m| crate::shown::normalize(&m.evidence)).collect();
+        format!("quotes\0{}", quotes.into_iter().collect::<Vec<_>>().join("\0"))
+    });
     let mut h = Sha256::new();
     h.update(b"cluster/2\0");
     for (path, identity) in &places {
