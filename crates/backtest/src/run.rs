@@ -18,6 +18,7 @@ use gauntlet_review::pipeline::{self, Input, Models, RepoHead, RepoRead};
 use gauntlet_review::related;
 use gauntlet_review::review::Gap;
 use gauntlet_review::rules::{self, Channel, Reviewer, RuleError};
+use gauntlet_review::secrets::Masker;
 use gauntlet_review::{Review, guidance};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -57,6 +58,10 @@ pub struct Setup {
     pub jobs: usize,
     /// A fixed fence boundary (for scripted and replayed runs); random when `None`.
     pub fence: Option<String>,
+    /// Masks secrets in each case's change, head files, context and stated intent
+    /// before any model reads them, as `gauntlet review` does; `None` only with
+    /// `[secrets] mask = false`.
+    pub masker: Option<Arc<Masker>>,
 }
 
 /// Why a case could not be run.
@@ -136,11 +141,25 @@ fn review_case(
         return Err(CaseError::EmptyChange);
     }
     let changed_lines = apply_gate(git, &mut change, &setup.gate, result)?;
-    let guidance = guidance::load(git, &change)?;
-    let head = RepoHead::new(git, &change)?;
-    let prepared = reviewers(git, &change, &head, setup)?;
+    // A mined case can be the commit that added a secret (its fix removed it).
+    if let Some(masker) = &setup.masker {
+        masker.change(&mut change);
+    }
+    let change = change;
+    let mut guidance = guidance::load(git, &change)?;
+    let mut head = RepoHead::new(git, &change)?;
+    if let Some(masker) = &setup.masker {
+        head = head.masking(masker.clone());
+        for g in &mut guidance {
+            g.text = masker.text(&g.text).0;
+        }
+    }
+    let mut prepared = reviewers(git, &change, &head, setup)?;
+    if let Some(masker) = &setup.masker {
+        context::mask(&mut prepared.reviewers, masker);
+    }
     let selected = prepared.reviewers;
-    let intent = head_intent(git, &change);
+    let intent = head_intent(git, &change, setup.masker.as_deref());
     let fence = match &setup.fence {
         Some(boundary) => Fence::fixed(boundary),
         None => {
@@ -195,11 +214,10 @@ fn review_case(
 
 /// What the case's author said the change does: its head commit's own message,
 /// masked. Never the case's `description` or its defects: those are the answer key.
-fn head_intent(git: &Git, change: &Change) -> Option<gauntlet_review::intent::Intent> {
+fn head_intent(git: &Git, change: &Change, masker: Option<&Masker>) -> Option<gauntlet_review::intent::Intent> {
     let commit = git.commit_info(&change.head).ok()?;
     let message = format!("{}\n\n{}", commit.subject, commit.body);
-    let masker = gauntlet_review::secrets::Masker::new(&[]).ok();
-    gauntlet_review::intent::Intent::commits(&[message], masker.as_ref())
+    gauntlet_review::intent::Intent::commits(&[message], masker)
 }
 
 /// The reviewers that run on the change, with the context they ask for, as

@@ -285,3 +285,37 @@ fn the_threshold_sweep_readjudicates_the_same_verdicts() {
     assert!(md.contains("| 100 | 1 | 100% | 50% | 0.00 | 100% |"), "{md}");
     assert!(md.contains("| 75 | 2 | 50% | 50% | 0.33 | 100% |"), "{md}");
 }
+
+/// A mined escape can be the very commit that added a secret (its fix took it out):
+/// the key must reach no model, not the pipeline's sessions, not the baseline, not
+/// the stated intent (the commit message names it too).
+#[test]
+fn a_secret_the_case_adds_reaches_no_request() {
+    const KEY: &str = "AKIAQWERTYUIOPASDFGH";
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "import os\n\nREGION = \"eu-west-1\"\nACCESS_KEY = \"{KEY}\"\n\n\ndef client():\n    return connect(REGION, ACCESS_KEY)\n"
+    );
+    let caller = "from config import client\n\n\ndef upload(data):\n    return client().put(data)\n";
+    bundle_case(
+        dir.path(),
+        "key-added",
+        &[("config.py", "import os\n\nREGION = \"eu-west-1\"\n"), ("upload.py", caller)],
+        &[("config.py", config.as_str())],
+        &format!("Connect with the deploy key {KEY}"),
+        "repo = \"repo.bundle\"\nbase = \"main\"\nhead = \"change\"\nkind = \"escape\"\n\
+         [[defects]]\npath = \"config.py\"\nlines = 4\ndescription = \"a key in the code\"\n",
+    );
+    let cases = corpus::load(dir.path()).unwrap();
+    let provider = Scripted::new(Vec::new());
+    let setup = setup(provider.clone(), true, 3);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let results = run_all(&cases, &setup, runtime.handle(), &|_| {});
+    assert!(results[0].error.is_none(), "{:?}", results[0].error);
+    let texts = provider.texts.lock().unwrap();
+    assert!(texts.iter().any(|t| t.contains("ACCESS_KEY")), "the change was reviewed");
+    assert!(texts.iter().any(|t| t.contains("Connect with the deploy key")), "the intent was sent");
+    for text in texts.iter() {
+        assert!(!text.contains(KEY), "a request holds the key:\n{text}");
+    }
+}

@@ -75,7 +75,10 @@ pub fn spellings(name: &str) -> Vec<String> {
     let w = words(name);
     let mut out = BTreeSet::from([name.to_string()]);
     if w.len() > 1 {
-        let cap = |s: &String| s[..1].to_ascii_uppercase() + &s[1..];
+        let cap = |s: &String| {
+            let mut chars = s.chars();
+            chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
+        };
         out.insert(w.join("_"));
         out.insert(w.iter().map(cap).collect());
         out.insert(w[0].clone() + &w[1..].iter().map(cap).collect::<String>());
@@ -99,5 +102,7 @@ mod tests {
         assert_eq!(spellings("display_name"), vec!["DisplayName", "displayName", "display_name"]);
         assert_eq!(spellings("Rest"), vec!["Rest"]);
         assert_eq!(words("HTTPServer"), vec!["http", "server"]);
+        // A word that starts with a character of several bytes is capitalised whole.
+        assert_eq!(spellings("größe_ändern"), vec!["GrößeÄndern", "größe_ändern", "größeÄndern"]);
     }
 }

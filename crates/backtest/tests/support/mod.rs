@@ -93,11 +93,13 @@ pub fn finding(location: &str, claim: &str, evidence: &str) -> Value {
 pub struct Scripted {
     scripts: Vec<Script>,
     pub seen: Mutex<Vec<(String, Option<String>)>>,
+    /// The text of every request (shared blocks and turns), in arrival order.
+    pub texts: Mutex<Vec<String>>,
 }
 
 impl Scripted {
     pub fn new(scripts: Vec<Script>) -> Arc<Scripted> {
-        Arc::new(Scripted { scripts, seen: Mutex::new(Vec::new()) })
+        Arc::new(Scripted { scripts, seen: Mutex::new(Vec::new()), texts: Mutex::new(Vec::new()) })
     }
 }
 
@@ -122,6 +124,7 @@ impl Provider for Scripted {
     async fn complete(&self, req: &Request) -> Result<Response, ModelError> {
         self.seen.lock().unwrap().push((req.step.clone(), req.reviewer.clone()));
         let text = text_of(req);
+        self.texts.lock().unwrap().push(text.clone());
         let script = self.scripts.iter().find(|s| {
             s.step == req.step
                 && s.reviewer.is_none_or(|r| req.reviewer.as_deref() == Some(r))
@@ -158,5 +161,6 @@ pub fn setup(provider: Arc<Scripted>, baseline: bool, tolerance: u32) -> Setup {
         max_span: gauntlet_backtest::score::DEFAULT_MAX_SPAN,
         jobs: 2,
         fence: Some("DATA-test".into()),
+        masker: Some(Arc::new(gauntlet_review::secrets::Masker::new(&[]).expect("built-in secret patterns"))),
     }
 }

@@ -140,6 +140,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         max_span: args.max_span,
         jobs: args.jobs,
         fence: None,
+        masker: crate::commands::review::fix_masker(&settings)?,
     };
     say!(
         "gauntlet: backtest of {} case(s) in {}{} on {provider}{}",
