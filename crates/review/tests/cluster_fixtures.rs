@@ -931,3 +931,23 @@ fn a_renamed_field_and_the_client_that_still_reads_it_are_one_defect() {
     elsewhere.claim = "The greeting is not escaped before it reaches the page.".into();
     assert_eq!(sizes(&cluster(&[renamed, elsewhere], &regions)), vec![1, 1]);
 }
+
+#[test]
+fn a_caller_whose_plain_claim_only_quotes_the_changed_function_stays_apart() {
+    let def = finding(
+        "correctness",
+        "user_store.py:2-4",
+        Severity::High,
+        "`get_user` now returns `None` for an unknown id where it raised, and no caller checks.",
+        "if row is None:\n        return None",
+    );
+    // The claim names no code; only its evidence quotes the call on the way.
+    let plain = finding(
+        "error-handling",
+        "billing.py:5-6",
+        Severity::Medium,
+        "Customers outside the VAT zone are overcharged on every invoice.",
+        "user = get_user(db, uid)\n    return sum(line.amount for line in user.lines) * 1.2",
+    );
+    assert_eq!(sizes(&cluster(&[def, plain], &symbol_regions())), vec![1, 1]);
+}

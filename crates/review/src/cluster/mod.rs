@@ -215,8 +215,11 @@ fn cites(a: &Finding, b: &Finding) -> bool {
 /// A finding sits in or on the definition of a symbol the change alters (`owned`:
 /// its region's symbol and what its own lines define), and the other finding's
 /// claim (`other`'s subject) names that symbol.
+/// Only the claim counts: evidence quoting a call to the symbol on the way to its
+/// own point is no claim about it.
 fn in_changed_symbol_named_by(owned: &BTreeSet<String>, other: &Named, changed: &BTreeSet<String>) -> bool {
-    owned.iter().filter(|s| changed.contains(*s)).any(|symbol| other.subject.iter().any(|n| same_name(n, symbol)))
+    other.claim_names_code
+        && owned.iter().filter(|s| changed.contains(*s)).any(|symbol| other.subject.iter().any(|n| same_name(n, symbol)))
 }
 
 /// The total order members are validated in: highest severity, narrowest range,
