@@ -31,12 +31,19 @@ fn finding(location: &str, claim: &str, evidence: &str, severity: &str) -> Strin
 /// `disprove_all`, its other member too).
 struct Fake {
     disprove_all: bool,
+    /// The first pass answers the `area` representative with a disproof that cites
+    /// a file never shown, which code cannot check (and the re-ask repeats it).
+    unchecked_first: bool,
     asked: Mutex<Vec<(String, String)>>,
 }
 
 impl Fake {
     fn new(disprove_all: bool) -> Fake {
-        Fake { disprove_all, asked: Mutex::new(Vec::new()) }
+        Fake { disprove_all, unchecked_first: false, asked: Mutex::new(Vec::new()) }
+    }
+
+    fn unchecked_first() -> Fake {
+        Fake { disprove_all: false, unchecked_first: true, asked: Mutex::new(Vec::new()) }
     }
 
     /// Which claims each step validated, in no particular order.
@@ -73,7 +80,10 @@ impl Provider for Fake {
             self.asked.lock().unwrap().push((request.step.clone(), claim.to_string()));
             let disproved =
                 request.step == "revalidate" && (claim == AREA || (self.disprove_all && claim == AREA_AGAIN));
-            if disproved {
+            if self.unchecked_first && request.step == "validate" && claim == AREA {
+                r#"{"verdict": "disproved", "evidence": "spec.py:3 `AREA_IS_A_SUM = True` says so", "confidence": 75}"#
+                    .to_string()
+            } else if disproved {
                 r#"{"verdict": "disproved", "evidence": "calc.py:2 `return w + h` is what the spec of area asks for", "confidence": 75}"#.to_string()
             } else {
                 r#"{"verdict": "survives", "evidence": "calc.py:2 `return w + h` stands", "confidence": 100}"#
@@ -154,4 +164,17 @@ async fn a_cluster_whose_members_the_recheck_all_disproves_is_not_published() {
     assert!(review.published.iter().all(|p| !p.claim.contains("`area`")));
     let disproved = review.dropped.iter().filter(|d| d.reason == DropReason::Disproved).count();
     assert_eq!(disproved, 2, "both members, each once: {:#?}", review.dropped);
+}
+
+#[tokio::test]
+async fn a_representative_whose_disproof_cannot_be_checked_hands_over_to_the_next_member() {
+    let fake = std::sync::Arc::new(Fake::unchecked_first());
+    let review = run(fake.clone()).await;
+    // The representative was asked twice (the re-ask), then the next member once.
+    assert_eq!(fake.claims("validate"), [AREA, AREA, AREA_AGAIN, FIRST, RATIO], "{:#?}", review.dropped);
+    let area = review.published.iter().find(|p| p.claim == AREA_AGAIN).expect("the next member stands");
+    assert_eq!(area.severity, gauntlet_review::contract::Severity::High, "the cluster's highest");
+    let unchecked = review.dropped.iter().find(|d| d.claim == AREA).expect("the representative is accounted for");
+    assert_eq!(unchecked.reason, DropReason::NotValidated);
+    assert!(unchecked.detail.contains("spec.py:3") && unchecked.detail.contains("next member"), "{}", unchecked.detail);
 }

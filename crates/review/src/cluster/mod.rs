@@ -219,7 +219,10 @@ fn cites(a: &Finding, b: &Finding) -> bool {
 /// own point is no claim about it.
 fn in_changed_symbol_named_by(owned: &BTreeSet<String>, other: &Named, changed: &BTreeSet<String>) -> bool {
     other.claim_names_code
-        && owned.iter().filter(|s| changed.contains(*s)).any(|symbol| other.subject.iter().any(|n| same_name(n, symbol)))
+        && owned
+            .iter()
+            .filter(|s| changed.contains(*s))
+            .any(|symbol| other.subject.iter().any(|n| same_name(n, symbol)))
 }
 
 /// The total order members are validated in: highest severity, narrowest range,

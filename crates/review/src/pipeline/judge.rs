@@ -48,6 +48,10 @@ struct Outcome {
     result: Result<(usize, Judged), (usize, Failure)>,
     /// Members disproved before it.
     disproved: Vec<Judged>,
+    /// Members before it whose disproof code could not check (so neither stood
+    /// nor fell): the next member was asked instead of letting one unchecked
+    /// answer decide the cluster.
+    unchecked: Vec<Judged>,
     sessions: usize,
 }
 
@@ -163,17 +167,19 @@ async fn validate_group(ctxs: &[Ctx<'_>], g: &Group) -> Outcome {
 /// disproved; `strict` asks each with the re-check's stricter instruction.
 async fn validate_from(ctxs: &[Ctx<'_>], g: &Group, from: usize, strict: bool) -> Outcome {
     let members = &g.cluster.members;
-    let mut disproved = Vec::new();
+    let (mut disproved, mut unchecked) = (Vec::new(), Vec::new());
     let mut sessions = 0;
     for i in from..members.len() {
         sessions += 1;
+        let more = i + 1 < members.len();
         match one(&ctxs[g.parts[i]], &members[i], strict).await {
-            Ok(j) if j.verdict == VerdictKind::Disproved && i + 1 < members.len() => disproved.push(j),
-            Ok(j) => return Outcome { result: Ok((i, j)), disproved, sessions },
-            Err(e) => return Outcome { result: Err((i, e)), disproved, sessions },
+            Ok(j) if j.verdict == VerdictKind::Disproved && more => disproved.push(j),
+            Ok(j) if j.gap.is_some() && more => unchecked.push(j),
+            Ok(j) => return Outcome { result: Ok((i, j)), disproved, unchecked, sessions },
+            Err(e) => return Outcome { result: Err((i, e)), disproved, unchecked, sessions },
         }
     }
-    Outcome { result: Err((from, "a cluster without members".into())), disproved, sessions }
+    Outcome { result: Err((from, "a cluster without members".into())), disproved, unchecked, sessions }
 }
 
 /// Adjudication at `threshold` would drop nothing: among three or more validated
@@ -234,6 +240,7 @@ async fn recheck(ctxs: &[Ctx<'_>], groups: &[Group], outcomes: &mut [Outcome], r
             result => {
                 let o = &mut outcomes[k];
                 o.disproved.extend(again.disproved);
+                o.unchecked.extend(again.unchecked);
                 o.result = result;
             }
         }
@@ -251,6 +258,11 @@ fn settle(groups: &[Group], outcomes: Vec<Outcome>, review: &mut Review) -> Vec<
             let detail =
                 format!("{} (the next member of cluster {} was validated)", bounded(&d.validator_evidence), c.id);
             review.dropped.push(Dropped::of(d, DropReason::Disproved, detail));
+        }
+        for u in &o.unchecked {
+            let why = u.gap.as_deref().unwrap_or("its disproof could not be checked");
+            let detail = format!("{} (the next member of cluster {} was validated)", bounded(why), c.id);
+            review.dropped.push(Dropped::of(u, DropReason::NotValidated, detail));
         }
         let decided = match &o.result {
             Ok((i, _)) | Err((i, _)) => *i,
@@ -380,7 +392,7 @@ mod tests {
     }
 
     fn answered(j: Judged) -> Outcome {
-        Outcome { result: Ok((0, j)), disproved: Vec::new(), sessions: 1 }
+        Outcome { result: Ok((0, j)), disproved: Vec::new(), unchecked: Vec::new(), sessions: 1 }
     }
 
     #[test]
@@ -395,7 +407,12 @@ mod tests {
         let mut handed_over = keep();
         handed_over.disproved.push(judged(VerdictKind::Disproved, 75, None));
         assert!(!would_drop_nothing(&[keep(), keep(), handed_over], 75), "a member was disproved on the way");
-        let failed = Outcome { result: Err((0, "provider down".into())), disproved: Vec::new(), sessions: 1 };
+        let failed = Outcome {
+            result: Err((0, "provider down".into())),
+            disproved: Vec::new(),
+            unchecked: Vec::new(),
+            sessions: 1,
+        };
         assert!(!would_drop_nothing(&[keep(), keep(), failed], 75), "a failed cluster is not an answer");
     }
 }
