@@ -156,7 +156,10 @@ pub fn check_disproof(evidence: &str, records: &[&Shown]) -> Result<(), String> 
     if quotes.is_empty() {
         return Err(format!("disproof quoted nothing from {places}"));
     }
-    let occurs = |l: &Location, q: &str| crate::shown::contains_near(records, &l.path, l.start, l.end, SLACK, q);
+    // Only code at head backs a disproof: the lines a change removed are what the
+    // finding may be about, never a reason it is wrong.
+    let occurs =
+        |l: &Location, q: &str| crate::shown::contains_near_at_head(records, &l.path, l.start, l.end, SLACK, q);
     let mut backed = vec![false; cited.len()];
     for quote in quotes {
         let at: Vec<usize> = (0..cited.len()).filter(|&i| occurs(&cited[i], quote)).collect();
@@ -208,7 +211,10 @@ pub fn citations(evidence: &str) -> Vec<Location> {
     out
 }
 
-/// A word read as a cited location, when it is one.
+/// A word read as a cited location, when it is one: a path of path characters
+/// with a `/` or a `.` in it or a capitalised name (`Makefile`), so code like
+/// `buf[:4]` or `s[1:3]` and an address like `localhost:8080` are not citations;
+/// then `:LINE` or `:START-END`; a trailing `:COLUMN` (`db.py:16:5`) is dropped.
 fn citation(word: &str) -> Option<Location> {
     let token =
         word.trim().trim_matches(|c: char| matches!(c, '`' | '(' | ')' | '[' | ']' | '"' | '\'' | ',' | ';' | '.'));
@@ -217,7 +223,25 @@ fn citation(word: &str) -> Option<Location> {
     if token.contains("://") || token.contains(char::is_whitespace) {
         return None;
     }
-    Location::parse(&token).filter(|loc| loc.path.chars().any(char::is_alphabetic))
+    let token = match token.rsplit_once(':') {
+        Some((head, column))
+            if !column.is_empty()
+                && column.chars().all(|c| c.is_ascii_digit())
+                && head.rsplit_once(':').is_some_and(|(_, line)| {
+                    !line.is_empty() && line.chars().all(|c| c.is_ascii_digit() || c == '-')
+                }) =>
+        {
+            head.to_string()
+        }
+        _ => token,
+    };
+    // `Makefile` and `Dockerfile` have neither, but start with a capital.
+    let path_like = |path: &str| {
+        path.chars().any(char::is_alphabetic)
+            && (path.contains('/') || path.contains('.') || path.starts_with(|c: char| c.is_ascii_uppercase()))
+            && path.chars().all(|c| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '+' | '@' | '~'))
+    };
+    Location::parse(&token).filter(|loc| path_like(&loc.path))
 }
 
 /// Text echoed in a one-line reason: whitespace-normalised, at most ECHO_MAX chars.

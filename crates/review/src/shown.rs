@@ -96,6 +96,16 @@ pub fn covers(records: &[&Shown], path: &str, start: u32, end: u32) -> bool {
 
 /// [`Shown::contains_near`] over several records of one session.
 pub fn contains_near(records: &[&Shown], path: &str, start: u32, end: u32, slack: u32, quote: &str) -> bool {
+    near(records, path, start, end, slack, quote, true)
+}
+
+/// [`contains_near`] in code that exists at head only: a hunk's base side (lines
+/// the change removed) does not count. A disproof must rest on code that is there.
+pub fn contains_near_at_head(records: &[&Shown], path: &str, start: u32, end: u32, slack: u32, quote: &str) -> bool {
+    near(records, path, start, end, slack, quote, false)
+}
+
+fn near(records: &[&Shown], path: &str, start: u32, end: u32, slack: u32, quote: &str, base_side: bool) -> bool {
     let variants = quote_variants(quote);
     if variants.is_empty() {
         return false;
@@ -103,7 +113,8 @@ pub fn contains_near(records: &[&Shown], path: &str, start: u32, end: u32, slack
     let lo = start.saturating_sub(slack).max(1);
     let hi = end.saturating_add(slack);
     let found = |runs: Vec<String>| runs.iter().any(|run| variants.iter().any(|q| run.contains(q.as_str())));
-    if blocks_of(records, path).any(|block| found(window_runs(block.lines.iter(), lo, hi))) {
+    let mut blocks = blocks_of(records, path).filter(|b| base_side || !b.old_side);
+    if blocks.any(|block| found(window_runs(block.lines.iter(), lo, hi))) {
         return true;
     }
     // Not inside one block: join the head lines every block showed of the window.

@@ -162,3 +162,40 @@ fn code_inside_quotes_and_prose_that_only_looks_like_a_location_are_not_citation
     let dashed: Vec<String> = citations("db.py:15–17 `if user_id is None:`").iter().map(ToString::to_string).collect();
     assert_eq!(dashed, ["db.py:15-17"], "a range written with an en dash is still a range");
 }
+
+/// Code in quotes that merely contains a colon is code, not a citation: a slice, an
+/// address, a dictionary key. A cited line with a column is the line.
+#[test]
+fn quotes_with_colons_are_code_and_a_column_after_the_line_is_dropped() {
+    let mut shown = Shown::default();
+    shown.add_file(
+        "net.py",
+        "def head(buf, s):\n    magic = buf[:4]\n    host = \"localhost:8080\"\n    return s[1:3], magic, host\n",
+    );
+    let evidence = "net.py:2 reads `magic = buf[:4]` and net.py:3-4 sets `host = \"localhost:8080\"` then \
+                    returns `s[1:3]`, which the claim misreads";
+    assert_eq!(check_disproof(evidence, &[&shown]), Ok(()));
+    let places: Vec<String> = citations(evidence).iter().map(ToString::to_string).collect();
+    assert_eq!(places, ["net.py:2", "net.py:3-4"], "no slice or address is a citation");
+    assert_eq!(citations("see net.py:2:9 and `localhost:8080`")[0].to_string(), "net.py:2");
+    assert_eq!(citations("see net.py:2:9 and `localhost:8080`").len(), 1);
+    assert_eq!(citations("the rule in Makefile:3").len(), 1, "a root file without an extension");
+}
+
+/// A disproof that quotes the guard the change removed rests on code that is gone.
+#[test]
+fn a_quote_of_removed_code_does_not_back_a_disproof() {
+    let patch = "diff --git a/auth.py b/auth.py\n--- a/auth.py\n+++ b/auth.py\n@@ -1,4 +1,3 @@\n \
+                 def delete(user, doc):\n-    if not user.is_admin: raise Forbidden()\n     doc.remove()\n     \
+                 return True\n";
+    let diff = gauntlet_change::parse_patch(patch).unwrap().remove(0);
+    let head = "def delete(user, doc):\n    doc.remove()\n    return True\n";
+    let file = gauntlet_change::ChangedFile { diff, head_text: Some(head.into()), unreadable: None };
+    let mut shown = Shown::default();
+    shown.add_hunks(&file);
+    let gone = "auth.py:2 `if not user.is_admin: raise Forbidden()` stops anyone else";
+    let err = check_disproof(gone, &[&shown]).unwrap_err();
+    assert!(err.contains("does not occur near auth.py:2"), "{err}");
+    // The same session may quote what is there.
+    assert_eq!(check_disproof("auth.py:2 `doc.remove()` runs for every caller", &[&shown]), Ok(()));
+}
