@@ -41,10 +41,16 @@ fn path(text: &str, prefix: &str) -> Option<String> {
 /// no hunks.
 pub fn parse(diff: &str) -> Vec<FileDiff> {
     let mut files: Vec<FileDiff> = Vec::new();
+    // Files git found as copies (`-C`): their source still exists unchanged, so the
+    // copy is a new file, and the source lines it lacks were removed from nothing.
+    let mut copies: Vec<usize> = Vec::new();
     for line in diff.lines() {
         if line.starts_with("diff --git ") {
             files.push(FileDiff::default());
             continue;
+        }
+        if line.starts_with("copy to ") {
+            copies.push(files.len().saturating_sub(1));
         }
         let Some(file) = files.last_mut() else { continue };
         if let Some(hunk) = file.hunks.last_mut().filter(|_| !line.starts_with("@@")) {
@@ -74,6 +80,14 @@ pub fn parse(diff: &str) -> Vec<FileDiff> {
             let new = parts.next().and_then(|n| range(n.strip_prefix('+')?));
             if let (Some((old_start, old_count)), Some((new_start, new_count))) = (old, new) {
                 file.hunks.push(Hunk { old_start, old_count, new_start, new_count, ..Hunk::default() });
+            }
+        }
+    }
+    for i in copies {
+        if let Some(copy) = files.get_mut(i) {
+            copy.old = None;
+            for h in &mut copy.hunks {
+                h.removed.clear();
             }
         }
     }
@@ -155,6 +169,17 @@ pub fn runs(lines: &[u32]) -> Vec<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copy_is_a_new_file_that_removed_nothing_from_its_source() {
+        let diff = "diff --git a/src/a.py b/src/b.py\nsimilarity index 80%\ncopy from src/a.py\ncopy to src/b.py\n\
+                    --- a/src/a.py\n+++ b/src/b.py\n@@ -3,2 +3 @@\n-    x = 1\n-    y = 2\n+    z = 3\n";
+        let files = parse(diff);
+        assert_eq!(files.len(), 1);
+        assert_eq!((files[0].old.as_deref(), files[0].new.as_deref()), (None, Some("src/b.py")));
+        assert!(files[0].hunks[0].removed.is_empty(), "{:?}", files[0].hunks);
+        assert_eq!(files[0].hunks[0].added, ["    z = 3"]);
+    }
 
     const DIFF: &str = "diff --git a/src/a.py b/src/a.py
 index 1..2 100644
