@@ -45,7 +45,7 @@ impl History for GitHub {
 
     async fn pulls(&self, page: u32) -> Result<(Vec<Pull>, bool), PublishError> {
         let url = format!("{}/pulls?state=closed&sort=updated&direction=desc&per_page=100&page={page}", self.repo);
-        let (list, _) = self.client.get(&url, "list the repository's closed pull requests").await?;
+        let (list, headers) = self.client.get(&url, "list the repository's closed pull requests").await?;
         let items = list.as_array().cloned().unwrap_or_default();
         let pulls = items
             .iter()
@@ -59,7 +59,9 @@ impl History for GitHub {
                 })
             })
             .collect();
-        Ok((pulls, items.len() == 100))
+        // GitHub names the next page in the Link header, and only when there is one.
+        let link = headers.get("link").and_then(|v| v.to_str().ok()).unwrap_or_default();
+        Ok((pulls, link.split(',').any(|l| l.contains("rel=\"next\""))))
     }
 
     async fn record(&self, pull: &Pull) -> Result<PullRecord, PublishError> {
