@@ -3,107 +3,12 @@
 //! in every outcome, people's replies, resolutions, merges, and a pull request
 //! author's attempts to move the figures. The figures are computed by hand.
 
-mod common;
 mod fakes;
 
-use common::*;
-use fakes::repo::{FakeRepo, Kind, RPull, RThread, Repo};
-use fakes::{AUTHOR, PERSON, PIPELINE, READER};
-use gauntlet_publish::body;
+use fakes::AUTHOR;
+use fakes::repo::{FakeRepo, Kind, RPull, scenario};
 use gauntlet_publish::history::{self, Scope};
 use gauntlet_publish::outcome::{Outcome, Tally, figures};
-use gauntlet_review::contract::Severity;
-
-/// A pipeline comment for a finding raised by `reviewers`, resolved by the
-/// pipeline when `resolved`.
-fn posted(repo: &mut Repo, path: &str, reviewers: &[&str], severity: Severity, resolved: bool) -> RThread {
-    let line = 10;
-    let mut p = finding(path, line, &format!("code in {path}"), &format!("A defect in {path}."), severity);
-    p.reviewer = reviewers[0].into();
-    p.raised_by = reviewers.iter().map(|r| r.to_string()).collect();
-    let inline = body::inline(&p);
-    let text = if resolved { body::resolved(&inline, &p.id, HEAD) } else { inline };
-    RThread {
-        note: repo.id(),
-        path: path.into(),
-        line,
-        opener: PIPELINE.into(),
-        body: text,
-        resolved_by: resolved.then(|| PIPELINE.to_string()),
-        ..RThread::default()
-    }
-}
-
-/// Three closed pull requests and an open one (see the module's figures).
-fn scenario(kind: Kind) -> Repo {
-    use Severity::*;
-    let mut r = Repo::new();
-    let mut pr3 = Vec::new();
-    // A: fixed (the pipeline resolved it, the lines changed).
-    let mut a = posted(&mut r, "src/a.rs", &["logic", "security"], High, true);
-    a.outdated = true;
-    pr3.push(a);
-    // B: withdrawn (resolved by the pipeline, lines untouched).
-    pr3.push(posted(&mut r, "src/b.rs", &["logic"], Medium, true));
-    // C: dismissed (a writer resolved it).
-    let mut c = posted(&mut r, "src/c.rs", &["security"], Low, false);
-    c.resolved_by = Some(PERSON.into());
-    pr3.push(c);
-    // D: ignored: the author's own dismissal does not count, nor the author's
-    // resolution.
-    let mut d = posted(&mut r, "src/d.rs", &["logic"], High, false);
-    d.replies.push((AUTHOR.into(), "/gauntlet dismiss not a bug".into()));
-    d.resolved_by = Some(AUTHOR.into());
-    d.outdated = true;
-    pr3.push(d);
-    // E: a forged comment by the author claiming a fixed finding.
-    let mut e = posted(&mut r, "src/e.rs", &["logic"], High, true);
-    e.opener = AUTHOR.into();
-    e.outdated = true;
-    pr3.push(e);
-    let mut pr2 = Vec::new();
-    // F: dismissed by a writer's command.
-    let mut f = posted(&mut r, "src/f.rs", &["logic"], High, false);
-    f.replies.push((PERSON.into(), "/gauntlet false-positive the caller checks".into()));
-    f.replies.push((AUTHOR.into(), "thanks!".into()));
-    pr2.push(f);
-    // G: the pipeline's comment, edited by the author into a "resolved" one.
-    if kind != Kind::Azure {
-        let mut g = posted(&mut r, "src/g.rs", &["security"], Medium, false);
-        g.body = g.body.replace("id=", "state=resolved id=").replacen(" -->", " state=resolved -->", 1);
-        g.edited_by = Some(AUTHOR.into());
-        g.outdated = true;
-        pr2.push(g);
-    }
-    // H: ignored: a reader's thumbs-down (Azure DevOps has none: a reader's command).
-    let mut h = posted(&mut r, "src/h.rs", &["logic"], Low, false);
-    if kind == Kind::Azure {
-        h.replies.push((READER.into(), "/gauntlet dismiss".into()));
-    } else {
-        h.thumbs_down.push(READER.into());
-    }
-    pr2.push(h);
-    // I: fixed, a month earlier.
-    let mut i = posted(&mut r, "src/i.rs", &["security"], High, true);
-    i.outdated = true;
-    let open = posted(&mut r, "src/o.rs", &["logic"], High, false);
-    let at = |d: &str| format!("{d}T12:00:00Z");
-    let pull = |number, state, closed: &str, updated: &str, threads| RPull {
-        number,
-        state,
-        closed_at: if closed.is_empty() { String::new() } else { at(closed) },
-        updated_at: at(updated),
-        author: AUTHOR.into(),
-        threads,
-    };
-    r.pulls = vec![
-        pull(1, "merged", "2024-01-20", "2024-01-21", vec![i]),
-        pull(2, "closed", "2024-02-10", "2024-03-09", pr2),
-        pull(3, "merged", "2024-03-05", "2024-03-05", pr3),
-        pull(4, "open", "", "2024-03-10", vec![open]),
-    ];
-    r
-}
 
 fn scope(last: usize) -> Scope {
     Scope { last, since: None, policy: Default::default() }
