@@ -57,9 +57,26 @@ pub enum Command {
     /// `backtest mine` builds a corpus from this repository's history, `backtest merge`
     /// adds shard reports up.
     Backtest(Box<BacktestArgs>),
+    /// What became of the findings the pipeline published on recent merged or closed
+    /// pull requests (read only): fixed, withdrawn, dismissed, ignored; precision in
+    /// the wild and action rate, per reviewer, severity and month.
+    Stats(StatsArgs),
     /// Rules governance: pin the reviewer rules in use, verify them, draft a new one.
     #[command(subcommand)]
     Rules(RulesCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// The newest N merged or closed pull requests (default 50; at most 500).
+    #[arg(long, value_name = "N")]
+    pub last: Option<usize>,
+    /// Only pull requests merged or closed on or after DATE (YYYY-MM-DD).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Output format: terminal or json.
+    #[arg(long, value_name = "FORMAT", default_value = "terminal")]
+    pub format: String,
 }
 
 #[derive(Debug, Subcommand)]

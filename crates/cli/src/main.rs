@@ -93,6 +93,17 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         },
+        args::Command::Stats(stats) => {
+            // `[ci] author_may_dismiss` from gauntlet.toml, when run inside the repository.
+            let root = gauntlet_change::git::Git::discover(&dir).ok().map(|g| g.root().to_path_buf());
+            let path = config.map(std::path::Path::to_path_buf).or_else(|| root.map(|r| r.join(settings::FILE_NAME)));
+            let file = match path {
+                Some(path) => settings::read_file(&path, config.is_some())?,
+                None => settings::FileConfig::default(),
+            };
+            commands::stats::run(stats, file.ci.author_may_dismiss.unwrap_or(false), &env_var)?;
+            Ok(ExitCode::SUCCESS)
+        }
         args::Command::Rules(action) => {
             let git = gauntlet_change::git::Git::discover(&dir)?;
             rules_command(&git, config, action)

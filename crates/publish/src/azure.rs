@@ -17,6 +17,9 @@ use std::sync::Mutex;
 const HOST: &str = "Azure DevOps";
 const VERSION: &str = "api-version=7.1";
 
+#[path = "azure_history.rs"]
+mod history;
+
 #[derive(Clone, Debug)]
 pub struct Config {
     /// `SYSTEM_COLLECTIONURI`, e.g. `https://dev.azure.com/org/`.

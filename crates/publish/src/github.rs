@@ -12,6 +12,9 @@ use serde_json::{Value, json};
 
 const HOST: &str = "GitHub";
 
+#[path = "github_history.rs"]
+mod history;
+
 /// Where the pull request is and who the pipeline is.
 #[derive(Clone, Debug)]
 pub struct Config {

@@ -13,6 +13,9 @@ use serde_json::{Value, json};
 use std::sync::Mutex;
 
 const HOST: &str = "GitLab";
+
+#[path = "gitlab_history.rs"]
+mod history;
 /// GitLab's access level for Developer, the lowest role that may push.
 const DEVELOPER: u64 = 30;
 

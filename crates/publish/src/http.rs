@@ -70,12 +70,18 @@ impl Client {
     ) -> Result<(Value, HeaderMap), PublishError> {
         let mut attempt = 1;
         loop {
-            match self.once(method.clone(), url, body, what).await {
-                Err(e) if attempt < ATTEMPTS && self.retryable(&e) => {
-                    tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt))).await;
+            match self.attempt(method.clone(), url, body, what).await {
+                Err((e, wait)) if attempt < ATTEMPTS && (self.retryable(&e) || wait.is_some()) => {
+                    let wait = match wait {
+                        Some(wait) if wait > MAX_RETRY_AFTER => return Err(too_long(e, wait)),
+                        Some(wait) => wait,
+                        None => Duration::from_millis(500 * u64::from(attempt)),
+                    };
+                    tokio::time::sleep(wait).await;
                     attempt += 1;
                 }
-                other => return other,
+                Err((e, _)) => return Err(e),
+                Ok(answer) => return Ok(answer),
             }
         }
     }
@@ -118,40 +124,57 @@ impl Client {
         body: Option<&Value>,
         what: &str,
     ) -> Result<(Value, HeaderMap), PublishError> {
+        self.attempt(method, url, body, what).await.map_err(|(e, _)| e)
+    }
+
+    /// [`Client::once`], with the wait the host asked for when it refused for a
+    /// rate limit: a 429, or GitHub's secondary limit (a 403 with `Retry-After`,
+    /// or with `x-ratelimit-remaining: 0` and the reset time).
+    async fn attempt(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<&Value>,
+        what: &str,
+    ) -> Result<(Value, HeaderMap), (PublishError, Option<Duration>)> {
         let mut request = self.http.request(method, url);
         if let Some(body) = body {
             request = request.json(body);
         }
-        let response = request.send().await.map_err(|e| PublishError::Network {
-            host: self.host,
-            what: what.to_string(),
-            message: self.scrub(&e.without_url().to_string()),
+        let response = request.send().await.map_err(|e| {
+            let message = self.scrub(&e.without_url().to_string());
+            (PublishError::Network { host: self.host, what: what.to_string(), message }, None)
         })?;
         let status = response.status();
         let headers = response.headers().clone();
         let (body, cut) = read_capped(response, MAX_RESPONSE_BYTES).await;
         let text = String::from_utf8_lossy(&body);
         if !status.is_success() {
-            return Err(self.status_error(status, what, &text));
+            let wait = rate_limit_wait(status, &headers);
+            return Err((self.status_error(status, what, &text), wait));
         }
         if cut {
-            return Err(PublishError::Response {
-                host: self.host,
-                what: what.to_string(),
-                message: format!(
-                    "the answer passed {} MiB and was cut off there; check that the API URL points at the \
+            return Err((
+                PublishError::Response {
+                    host: self.host,
+                    what: what.to_string(),
+                    message: format!(
+                        "the answer passed {} MiB and was cut off there; check that the API URL points at the \
                      code host itself",
-                    MAX_RESPONSE_BYTES / (1024 * 1024)
-                ),
-            });
+                        MAX_RESPONSE_BYTES / (1024 * 1024)
+                    ),
+                },
+                None,
+            ));
         }
         if text.trim().is_empty() {
             return Ok((Value::Null, headers));
         }
-        let value = serde_json::from_str(&text).map_err(|e| PublishError::Response {
-            host: self.host,
-            what: what.to_string(),
-            message: format!("not JSON ({e})"),
+        let value = serde_json::from_str(&text).map_err(|e| {
+            (
+                PublishError::Response { host: self.host, what: what.to_string(), message: format!("not JSON ({e})") },
+                None,
+            )
         })?;
         Ok((value, headers))
     }
@@ -171,6 +194,46 @@ impl Client {
 
     fn scrub(&self, text: &str) -> String {
         if self.secret.len() < 4 { text.to_string() } else { text.replace(&self.secret, "[redacted]") }
+    }
+}
+
+/// Longest wait a host's `Retry-After` may ask of a read; a longer one fails the
+/// read at once, naming the wait, as the model client does.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+
+/// How long a rate-limited host asked to wait before the next request: a 429 or a
+/// 403 with `Retry-After` (seconds), or a 403/429 with `x-ratelimit-remaining: 0`
+/// and `x-ratelimit-reset` (epoch seconds). `None` for any other refusal.
+fn rate_limit_wait(status: StatusCode, headers: &HeaderMap) -> Option<Duration> {
+    if status != StatusCode::TOO_MANY_REQUESTS && status != StatusCode::FORBIDDEN {
+        return None;
+    }
+    let number = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok().filter(|n| n.is_finite());
+    if let Some(secs) = number("retry-after").filter(|s| *s >= 0.0) {
+        return Duration::try_from_secs_f64(secs).ok();
+    }
+    if number("x-ratelimit-remaining") == Some(0.0) {
+        let reset = number("x-ratelimit-reset")?;
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64();
+        return Some(Duration::from_secs_f64((reset - now).max(0.0) + 1.0));
+    }
+    (status == StatusCode::TOO_MANY_REQUESTS).then(|| Duration::from_secs(1))
+}
+
+fn too_long(e: PublishError, wait: Duration) -> PublishError {
+    let note = format!(
+        " (the host asked to wait {}s before the next request, longer than the {}s gauntlet waits; run again later)",
+        wait.as_secs_f64().ceil() as u64,
+        MAX_RETRY_AFTER.as_secs()
+    );
+    match e {
+        PublishError::Http { host, what, status, message } => {
+            PublishError::Http { host, what, status, message: message + &note }
+        }
+        PublishError::Denied { host, what, status, message } => {
+            PublishError::Denied { host, what, status, message: message + &note }
+        }
+        other => other,
     }
 }
 

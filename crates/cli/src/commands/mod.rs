@@ -10,3 +10,4 @@ pub mod refine;
 pub mod review;
 pub mod reviewers;
 pub mod rules;
+pub mod stats;

@@ -7,6 +7,7 @@
 pub mod azure;
 pub mod github;
 pub mod gitlab;
+pub mod repo;
 
 use gauntlet_publish::CodeHost;
 use serde_json::Value;

@@ -1,0 +1,172 @@
+//! `gauntlet stats`: what became of the findings the pipeline published on the
+//! repository's recent merged or closed pull requests, read from the host with
+//! the pipeline's own token (read only). The outcome rules and the host fields
+//! that decide them are in `gauntlet_publish::history` and `::outcome`.
+
+use crate::args::StatsArgs;
+use crate::settings::Env;
+use anyhow::{Context, Result, bail};
+use gauntlet_publish::history::{self, History, MAX_PULLS, Read, Scope};
+use gauntlet_publish::outcome::{Figures, Outcome, Tally, figures};
+use gauntlet_publish::{azure, github, gitlab};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+pub fn run(args: &StatsArgs, author_may_dismiss: bool, env: &Env) -> Result<()> {
+    if !matches!(args.format.as_str(), "terminal" | "json") {
+        bail!("--format {}: use terminal or json", args.format);
+    }
+    if let Some(date) = &args.since {
+        let ok = date.len() == 10
+            && date.chars().enumerate().all(|(i, c)| if i == 4 || i == 7 { c == '-' } else { c.is_ascii_digit() });
+        if !ok {
+            bail!("--since `{date}` is not a date: write YYYY-MM-DD");
+        }
+    }
+    let (host, what) = connect(env)?;
+    let last = if args.since.is_some() { args.last.unwrap_or(MAX_PULLS) } else { args.last.unwrap_or(50) };
+    let scope = Scope { last, since: args.since.clone(), policy: gauntlet_publish::Policy { author_may_dismiss } };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let read = runtime.block_on(history::read(host.as_ref(), &scope)).with_context(|| format!("reading {what}"))?;
+    let f = figures(&read.records);
+    match args.format.as_str() {
+        "json" => println!("{}", serde_json::to_string_pretty(&to_json(&what, &read, &f))?),
+        _ => print!("{}", terminal(&what, &read, &f)),
+    }
+    Ok(())
+}
+
+/// The repository's host, from the variables `gauntlet ci` reads, and what to call it.
+fn connect(env: &Env) -> Result<(Box<dyn History>, String)> {
+    if let Some(repository) = env("GITHUB_REPOSITORY") {
+        let token = env("GITHUB_TOKEN").or_else(|| env("GH_TOKEN")).context("GITHUB_TOKEN (or GH_TOKEN) is not set")?;
+        let config = github::Config {
+            api_url: env("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into()),
+            graphql_url: env("GITHUB_GRAPHQL_URL"),
+            repository: repository.clone(),
+            number: 0,
+            token,
+            login: env("GAUNTLET_GITHUB_LOGIN").unwrap_or_else(|| "github-actions[bot]".into()),
+        };
+        return Ok((Box::new(github::GitHub::new(config)?), format!("GitHub {repository}")));
+    }
+    if let Some(project) = env("CI_PROJECT_ID") {
+        let token = env("GAUNTLET_GITLAB_TOKEN")
+            .or_else(|| env("GITLAB_TOKEN"))
+            .context("GAUNTLET_GITLAB_TOKEN (or GITLAB_TOKEN) is not set: use the token `gauntlet ci` posts with")?;
+        let api_url = env("CI_API_V4_URL").context("CI_API_V4_URL is not set")?;
+        let config = gitlab::Config { api_url, project: project.clone(), merge_request: 0, token };
+        return Ok((Box::new(gitlab::GitLab::new(config)?), format!("GitLab project {project}")));
+    }
+    if let Some(repository) = env("BUILD_REPOSITORY_ID") {
+        let token = env("SYSTEM_ACCESSTOKEN")
+            .or_else(|| env("AZURE_DEVOPS_TOKEN"))
+            .context("SYSTEM_ACCESSTOKEN is not set: use the token `gauntlet ci` posts with")?;
+        let config = azure::Config {
+            collection_uri: env("SYSTEM_COLLECTIONURI").context("SYSTEM_COLLECTIONURI is not set")?,
+            project: env("SYSTEM_TEAMPROJECT").context("SYSTEM_TEAMPROJECT is not set")?,
+            repository: repository.clone(),
+            pull_request: 0,
+            token,
+        };
+        return Ok((Box::new(azure::Azure::new(config)?), format!("Azure DevOps repository {repository}")));
+    }
+    bail!(
+        "no repository named: set GITHUB_REPOSITORY (GitHub), CI_PROJECT_ID and CI_API_V4_URL (GitLab) or \
+         SYSTEM_COLLECTIONURI, SYSTEM_TEAMPROJECT and BUILD_REPOSITORY_ID (Azure DevOps), as the pipeline does, \
+         with the token `gauntlet ci` posts with"
+    )
+}
+
+fn share(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_string(), |x| format!("{x:.2}"))
+}
+
+fn row(t: &Tally) -> Value {
+    let mut v = serde_json::to_value(t).expect("a tally is JSON");
+    v["published"] = json!(t.published());
+    v["precision"] = json!(t.precision());
+    v["action_rate"] = json!(t.action_rate());
+    v
+}
+
+fn rows(map: &BTreeMap<String, Tally>) -> Value {
+    map.iter().map(|(k, t)| (k.clone(), row(t))).collect::<serde_json::Map<_, _>>().into()
+}
+
+fn to_json(what: &str, read: &Read, f: &Figures) -> Value {
+    json!({
+        "repository": what,
+        "covers": read.covers(),
+        "partial": read.partial,
+        "pull_requests": read.pulls.iter().map(|(n, closed)| json!({"number": n, "closed_at": closed})).collect::<Vec<_>>(),
+        "left_out_edited": read.edited,
+        "left_out_unreadable": read.unreadable,
+        "dismissals_not_counted": read.not_counted,
+        "total": row(&f.total),
+        "per_reviewer": rows(&f.per_reviewer),
+        "per_severity": rows(&f.per_severity),
+        "per_month": rows(&f.per_month),
+        "findings": read.records,
+    })
+}
+
+fn table(out: &mut String, title: &str, map: &BTreeMap<String, Tally>) {
+    let _ = writeln!(out, "\n{title}:");
+    let _ = writeln!(
+        out,
+        "  {:<20} {:>5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>6}",
+        "", "fixed", "withd", "dism", "ign", "open", "precision", "action"
+    );
+    for (name, t) in map {
+        let counts: Vec<usize> = Outcome::ALL.iter().map(|o| t.count(*o)).collect();
+        let _ = writeln!(
+            out,
+            "  {:<20} {:>5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>6}",
+            name.chars().filter(|c| !c.is_control()).take(20).collect::<String>(),
+            counts[0],
+            counts[1],
+            counts[2],
+            counts[3],
+            counts[4],
+            share(t.precision()),
+            share(t.action_rate())
+        );
+    }
+}
+
+fn terminal(what: &str, read: &Read, f: &Figures) -> String {
+    let t = &f.total;
+    let mut out = format!("gauntlet stats: {what}: {}\n", read.covers());
+    let counts: Vec<String> = Outcome::ALL.iter().map(|o| format!("{} {}", o.as_str(), t.count(*o))).collect();
+    let _ = writeln!(out, "published {}: {}", t.published(), counts.join(", "));
+    let _ = writeln!(
+        out,
+        "precision in the wild {} ({} fixed of {} fixed or dismissed); action rate {} ({} fixed of {} published)",
+        share(t.precision()),
+        t.fixed,
+        t.decided(),
+        share(t.action_rate()),
+        t.fixed,
+        t.published()
+    );
+    table(&mut out, "per reviewer", &f.per_reviewer);
+    table(&mut out, "per severity", &f.per_severity);
+    table(&mut out, "per month", &f.per_month);
+    if read.edited + read.unreadable > 0 {
+        let _ = writeln!(
+            out,
+            "\nleft out: {} comment(s) someone other than the pipeline edited, {} whose header could not be read",
+            read.edited, read.unreadable
+        );
+    }
+    if !read.not_counted.is_empty() {
+        let _ = writeln!(out, "\ndismissals that did not count:");
+        for line in &read.not_counted {
+            let line: String = line.chars().filter(|c| !c.is_control()).collect();
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    out
+}

@@ -1,0 +1,68 @@
+//! `gauntlet stats` against the stateful repository fake the publisher's tests
+//! use: the figures computed by hand in `crates/publish/tests/history.rs`.
+
+#[path = "../../publish/tests/fakes/mod.rs"]
+mod fakes;
+
+use fakes::repo::{FakeRepo, Kind, scenario};
+use serde_json::Value;
+
+async fn stats(fake: &FakeRepo, args: &[&str]) -> (bool, String, String) {
+    let uri = fake.server.uri();
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let out = assert_cmd::Command::cargo_bin("gauntlet")
+            .unwrap()
+            .current_dir(&path)
+            .arg("stats")
+            .args(&args)
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_API_URL", &uri)
+            .env("GITHUB_TOKEN", "ghs_faketoken")
+            .env_remove("GITHUB_GRAPHQL_URL")
+            .env_remove("GAUNTLET_GITHUB_LOGIN")
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_and_terminal_give_the_hand_counted_figures() {
+    let mut repo = scenario(Kind::GitHub);
+    repo.rate_limit_at = Some(1);
+    let fake = FakeRepo::start(Kind::GitHub, repo).await;
+    let (ok, out, err) = stats(&fake, &["--format", "json"]).await;
+    assert!(ok, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let total = &v["total"];
+    let counts: Vec<u64> =
+        ["fixed", "withdrawn", "dismissed", "ignored", "open"].iter().map(|k| total[k].as_u64().unwrap()).collect();
+    assert_eq!(counts, vec![2, 1, 2, 2, 0]);
+    assert_eq!(total["precision"], 0.5);
+    assert_eq!(v["per_reviewer"]["security"]["fixed"], 2);
+    assert_eq!(v["per_month"]["2024-01"]["fixed"], 1);
+    assert_eq!(v["left_out_edited"], 1);
+    assert_eq!(v["partial"], Value::Null);
+    assert!(fake.repo().log.iter().any(|l| l.starts_with("429")));
+
+    let (ok, out, err) = stats(&fake, &["--last", "2"]).await;
+    assert!(ok, "{err}");
+    assert!(out.contains("2 merged or closed pull request(s), closed 2024-02-10 to 2024-03-05"), "{out}");
+    assert!(out.contains("published 6: fixed 1, withdrawn 1, dismissed 2, ignored 2, open 0"), "{out}");
+    assert!(out.contains("precision in the wild 0.33"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_date_or_format_is_refused() {
+    let fake = FakeRepo::start(Kind::GitHub, scenario(Kind::GitHub)).await;
+    let (ok, _, err) = stats(&fake, &["--since", "March"]).await;
+    assert!(!ok && err.contains("YYYY-MM-DD"), "{err}");
+    let (ok, _, err) = stats(&fake, &["--format", "xml"]).await;
+    assert!(!ok && err.contains("terminal or json"), "{err}");
+    assert!(fake.repo().log.is_empty(), "nothing asked of the host");
+}

@@ -1,0 +1,96 @@
+//! [`History`] for GitHub: see [`crate::history`] for the fields read.
+
+use super::{GitHub, HOST, person};
+use crate::PublishError;
+use crate::history::{Comment, History, Pull, PullRecord};
+use crate::host::Person;
+use crate::outcome::PrState;
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+const RECORD: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){author{login} reviewThreads(first:50,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved isOutdated resolvedBy{login} path comments(first:50){nodes{databaseId body author{login} editor{login} userContentEdits(first:20){totalCount nodes{editor{login}}} reactions(content:THUMBS_DOWN,first:50){nodes{user{login}}}}}}}}}}";
+
+/// Pages of review threads read per pull request (50 a page).
+const MAX_THREAD_PAGES: usize = 20;
+
+impl GitHub {
+    /// Who besides the pipeline edited the thread's first comment, or why that is
+    /// not known; `None` when only the pipeline ever did.
+    fn edited_by_other(&self, node: &Value) -> Option<String> {
+        let first = &node["comments"]["nodes"][0];
+        let edits = &first["userContentEdits"];
+        let listed = edits["nodes"].as_array().cloned().unwrap_or_default();
+        if edits["totalCount"].as_u64().unwrap_or(0) > listed.len() as u64 {
+            return Some("more edits than GitHub lists in one answer".into());
+        }
+        for edit in &listed {
+            match edit["editor"]["login"].as_str() {
+                None => return Some("an edit by an account GitHub no longer names".into()),
+                Some(login) if !self.is_pipeline(Some(login)) => return Some(format!("edited by {login}")),
+                Some(_) => {}
+            }
+        }
+        match first["editor"]["login"].as_str() {
+            Some(login) if !self.is_pipeline(Some(login)) => Some(format!("edited by {login}")),
+            _ => None,
+        }
+    }
+}
+
+#[async_trait]
+impl History for GitHub {
+    fn name(&self) -> &'static str {
+        HOST
+    }
+
+    async fn pulls(&self, page: u32) -> Result<(Vec<Pull>, bool), PublishError> {
+        let url = format!("{}/pulls?state=closed&sort=updated&direction=desc&per_page=100&page={page}", self.repo);
+        let (list, headers) = self.client.get(&url, "list the repository's closed pull requests").await?;
+        let items = list.as_array().cloned().unwrap_or_default();
+        let pulls = items
+            .iter()
+            .filter_map(|p| {
+                let merged = p["merged_at"].as_str();
+                Some(Pull {
+                    number: p["number"].as_u64()?,
+                    state: if merged.is_some() { PrState::Merged } else { PrState::Closed },
+                    closed_at: merged.or(p["closed_at"].as_str())?.to_string(),
+                    listed_at: p["updated_at"].as_str().map(str::to_string),
+                })
+            })
+            .collect();
+        // GitHub names the next page in the Link header, and only when there is one.
+        let link = headers.get("link").and_then(|v| v.to_str().ok()).unwrap_or_default();
+        Ok((pulls, link.split(',').any(|l| l.contains("rel=\"next\""))))
+    }
+
+    async fn record(&self, pull: &Pull) -> Result<PullRecord, PublishError> {
+        let mut out = PullRecord::default();
+        let mut cursor = Value::Null;
+        for _ in 0..MAX_THREAD_PAGES {
+            let vars = json!({"owner": self.owner, "name": self.name, "number": pull.number, "cursor": cursor});
+            let answer = self.graphql(RECORD, vars, "list a pull request's review threads").await?;
+            let pr = &answer["data"]["repository"]["pullRequest"];
+            out.author = out.author.take().or_else(|| person(&pr["author"]));
+            let page = &pr["reviewThreads"];
+            for node in page["nodes"].as_array().into_iter().flatten() {
+                if let Some(thread) = self.thread(node) {
+                    out.comments.push(Comment {
+                        thread,
+                        lines_changed: node["isOutdated"].as_bool() == Some(true),
+                        edited: self.edited_by_other(node),
+                    });
+                }
+            }
+            if page["pageInfo"]["hasNextPage"].as_bool() != Some(true) {
+                break;
+            }
+            cursor = page["pageInfo"]["endCursor"].clone();
+        }
+        Ok(out)
+    }
+
+    async fn may_write(&self, who: &Person) -> Result<bool, PublishError> {
+        crate::CodeHost::may_write(self, who).await
+    }
+}

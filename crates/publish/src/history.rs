@@ -1,0 +1,291 @@
+//! Reading what became of the pipeline's findings on a repository's recent pull
+//! requests: the host side of [`crate::outcome`].
+//!
+//! A [`History`] lists pull requests and, for one of them, the pipeline's finding
+//! comments with what the host recorded about each. [`read`] turns that into
+//! [`Record`]s: only comments the pipeline's identity opened with a finding
+//! marker, and only when nobody else ever edited them (as far as the host's edit
+//! records go: see [`Comment::edited`]); dismissals through
+//! [`crate::dismissal::assess`], the one definition, with each person's write
+//! access asked once per read. Nothing is stored: the next read rebuilds it all.
+//!
+//! What each host's implementation reads:
+//! - GitHub: pull requests from REST `GET /pulls?state=closed&sort=updated`
+//!   (`merged_at`, `closed_at`, `updated_at`); threads from GraphQL
+//!   `reviewThreads` (`isResolved`, `resolvedBy`, `isOutdated`, comments with
+//!   `author`, `editor`, `userContentEdits` and thumbs-down reactions). Lines
+//!   changed: the thread `isOutdated`. Edits: every `userContentEdits` editor and
+//!   the `editor` must be the pipeline, and the edit list must be complete.
+//! - GitLab: merge requests from `GET /merge_requests?state=all&order_by=updated_at`
+//!   (`state`, `merged_at`, `closed_at`); discussions from REST (notes, `resolved`,
+//!   `resolved_by`, `thumbsdown` awards). Lines changed: the discussion holds a
+//!   system note GitLab wrote when a push changed the line ("changed this line in
+//!   version N of the diff"); system notes cannot be written through the API.
+//!   Edits: GraphQL `Note.lastEditedBy` must be empty or the pipeline. GitLab keeps
+//!   only the last editor, so a maintainer's edit later overwritten by the pipeline
+//!   is not seen.
+//! - Azure DevOps: pull requests from `GET /pullrequests?searchCriteria.status=all`
+//!   (`status`, `closedDate`); threads (status, system comments for who changed
+//!   it); lines changed: the Git FileDiffs API between the commit of the
+//!   iteration the comment was placed on and the pull request's last iteration,
+//!   over the comment's lines. Edits: Azure DevOps lets only a comment's author
+//!   edit it, so the pipeline's comment holds only the pipeline's text; no edit
+//!   history is read.
+
+use crate::PublishError;
+use crate::dismissal::{self, Access, Policy};
+use crate::host::{Person, Thread};
+use crate::outcome::{self, Facts, PrState, Record};
+use async_trait::async_trait;
+use std::collections::BTreeMap;
+
+/// A pull request as a listing shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pull {
+    pub number: u64,
+    pub state: PrState,
+    /// When it was merged or closed (RFC 3339), empty while open.
+    pub closed_at: String,
+    /// The date the listing is sorted by (newest first), when that date is never
+    /// earlier than the close (GitHub and GitLab sort by last update); lets a read
+    /// stop once older pages cannot hold a pull request it wants. `None` when the
+    /// host's order says nothing about close dates.
+    pub listed_at: Option<String>,
+}
+
+/// One finding comment the pipeline opened, with what the host recorded on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment {
+    pub thread: Thread,
+    /// The host reports the flagged lines changed after the comment was placed.
+    pub lines_changed: bool,
+    /// Who else edited the pipeline's comment, or why the host's edit record could
+    /// not show that nobody did; such a comment is left out of every figure.
+    pub edited: Option<String>,
+}
+
+/// A pull request's pipeline comments and its author.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PullRecord {
+    pub author: Option<Person>,
+    pub comments: Vec<Comment>,
+}
+
+/// Read access to a repository's pull requests and the pipeline's comments on
+/// them, through the pipeline's own token. Implementations decide nothing.
+#[async_trait]
+pub trait History: Send + Sync {
+    fn name(&self) -> &'static str;
+
+    /// Page `page` (from 1) of the repository's pull requests, open ones included,
+    /// in the host's order; and whether another page may follow.
+    async fn pulls(&self, page: u32) -> Result<(Vec<Pull>, bool), PublishError>;
+
+    /// The pipeline's finding comments on `pull` (all pages).
+    async fn record(&self, pull: &Pull) -> Result<PullRecord, PublishError>;
+
+    /// As [`crate::CodeHost::may_write`].
+    async fn may_write(&self, who: &Person) -> Result<bool, PublishError>;
+}
+
+/// Which pull requests to read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scope {
+    /// The newest this many merged or closed pull requests.
+    pub last: usize,
+    /// Only those merged or closed on or after this date (`YYYY-MM-DD`).
+    pub since: Option<String>,
+    pub policy: Policy,
+}
+
+/// Pages of pull requests listed at most (100 a page).
+pub const MAX_LIST_PAGES: u32 = 10;
+/// Pull requests read at most, whatever `--last` says.
+pub const MAX_PULLS: usize = 500;
+
+/// What a read found, and how much of the asked-for scope it covers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Read {
+    /// Newest pull request first.
+    pub records: Vec<Record>,
+    /// Pull requests whose comments were read, newest close first: (number, closed_at).
+    pub pulls: Vec<(u64, String)>,
+    /// Pipeline comments left out because someone else edited them (or the host's
+    /// edit record was incomplete).
+    pub edited: usize,
+    /// Pipeline comments with a finding marker whose header could not be read.
+    pub unreadable: usize,
+    /// Why the read covers less than was asked, when it does.
+    pub partial: Option<String>,
+    /// Dismissing acts that did not count, and why (one line each).
+    pub not_counted: Vec<String>,
+}
+
+impl Read {
+    /// One line saying what the figures cover.
+    pub fn covers(&self) -> String {
+        let mut out = match (self.pulls.last(), self.pulls.first()) {
+            (Some(oldest), Some(newest)) => format!(
+                "{} merged or closed pull request(s), closed {} to {}",
+                self.pulls.len(),
+                day(&oldest.1),
+                day(&newest.1)
+            ),
+            _ => "no merged or closed pull request".to_string(),
+        };
+        if let Some(why) = &self.partial {
+            out.push_str(&format!("; partial: {why}"));
+        }
+        out
+    }
+}
+
+fn day(date: &str) -> &str {
+    &date[..date.len().min(10)]
+}
+
+/// Read the outcomes of the pipeline's findings on the pull requests `scope` names.
+/// A failure after the first page makes the read partial (it says where it
+/// stopped); a failure on the first listing is an error.
+pub async fn read(host: &dyn History, scope: &Scope) -> Result<Read, PublishError> {
+    let want = scope.last.clamp(1, MAX_PULLS);
+    let since = scope.since.as_deref();
+    let mut out = Read::default();
+    let mut closed: Vec<Pull> = Vec::new();
+    for page in 1..=MAX_LIST_PAGES {
+        let (items, more) = match host.pulls(page).await {
+            Ok(answer) => answer,
+            Err(e) if page == 1 => return Err(e),
+            Err(e) => {
+                out.partial = Some(format!("listing pull requests stopped at page {page}: {e}"));
+                break;
+            }
+        };
+        let oldest_listed = items.iter().filter_map(|p| p.listed_at.clone()).min();
+        let every_dated = items.iter().all(|p| p.listed_at.is_some());
+        closed.extend(
+            items
+                .into_iter()
+                .filter(|p| p.state != PrState::Open)
+                .filter(|p| since.is_none_or(|s| day(&p.closed_at) >= s)),
+        );
+        if !more {
+            break;
+        }
+        // Pages further on hold only pull requests listed (so closed) before this.
+        if let (Some(oldest), true) = (&oldest_listed, every_dated) {
+            if since.is_some_and(|s| day(oldest) < s) {
+                break;
+            }
+            let mut dates: Vec<&str> = closed.iter().map(|p| p.closed_at.as_str()).collect();
+            dates.sort_unstable_by(|a, b| b.cmp(a));
+            if dates.len() >= want && oldest.as_str() < dates[want - 1] {
+                break;
+            }
+        }
+        if page == MAX_LIST_PAGES {
+            out.partial =
+                Some(format!("listing stopped after {MAX_LIST_PAGES} pages; older pull requests were not listed"));
+        }
+    }
+    closed.sort_by(|a, b| b.closed_at.cmp(&a.closed_at).then(b.number.cmp(&a.number)));
+    closed.truncate(want);
+    let mut access: BTreeMap<String, Access> = BTreeMap::new();
+    for pull in &closed {
+        let record = match host.record(pull).await {
+            Ok(record) => record,
+            Err(e) => {
+                let stop = format!("stopped at pull request {} ({e}); older ones were not read", pull.number);
+                out.partial = Some(match out.partial.take() {
+                    Some(earlier) => format!("{earlier}; {stop}"),
+                    None => stop,
+                });
+                break;
+            }
+        };
+        records_of(host, pull, record, scope.policy, &mut access, &mut out).await;
+        out.pulls.push((pull.number, pull.closed_at.clone()));
+    }
+    Ok(out)
+}
+
+/// Add `record`'s outcomes to `out`, asking `host` about people not yet in `access`.
+async fn records_of(
+    host: &dyn History,
+    pull: &Pull,
+    record: PullRecord,
+    policy: Policy,
+    access: &mut BTreeMap<String, Access>,
+    out: &mut Read,
+) {
+    let mut kept = Vec::new();
+    for comment in record.comments {
+        if comment.edited.is_some() {
+            out.edited += 1;
+            continue;
+        }
+        match outcome::posted(&comment.thread.body) {
+            Some(posted) => kept.push((comment, posted)),
+            None => out.unreadable += 1,
+        }
+    }
+    let threads: Vec<Thread> = kept.iter().map(|(c, _)| c.thread.clone()).collect();
+    let author = record.author.as_ref();
+    for person in dismissal::to_check(&threads, author) {
+        if !access.contains_key(&person.id) {
+            let answer = match host.may_write(person).await {
+                Ok(true) => Access::Write,
+                Ok(false) => Access::NoWrite,
+                Err(e) => Access::Unknown(e.to_string()),
+            };
+            access.insert(person.id.clone(), answer);
+        }
+    }
+    let unasked = || Access::Unknown("not asked".into());
+    let dismissals =
+        dismissal::assess(&threads, author, policy, |p| access.get(&p.id).cloned().unwrap_or_else(unasked));
+    for i in &dismissals.ignored {
+        out.not_counted.push(format!(
+            "#{} {}: {} {}, not counted: {}",
+            pull.number, threads[i.thread].path, i.by.name, i.form, i.why
+        ));
+    }
+    for (t, (comment, posted)) in kept.into_iter().enumerate() {
+        let facts = Facts {
+            dismissed: dismissals.is_dismissed(t),
+            resolved_by_pipeline: posted.resolved,
+            lines_changed: comment.lines_changed,
+            pr_open: pull.state == PrState::Open,
+        };
+        out.records.push(Record {
+            pr: pull.number,
+            finding: posted.id,
+            severity: posted.severity,
+            reviewers: posted.reviewers,
+            closed_at: pull.closed_at.clone(),
+            outcome: outcome::decide(facts),
+        });
+    }
+}
+
+/// Whether a diff block over old lines `start..start+count` (count 0: an
+/// insertion before `start`) touches lines `first..=last`.
+pub fn touches(start: u32, count: u32, first: u32, last: u32) -> bool {
+    if count == 0 { start > first && start <= last } else { start <= last && start + count > first }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diff_block_touches_the_lines_it_overlaps() {
+        assert!(touches(10, 1, 10, 10));
+        assert!(touches(8, 3, 10, 12));
+        assert!(!touches(8, 2, 10, 12));
+        assert!(!touches(13, 4, 10, 12));
+        // An insertion inside the range changes it; one before it only moves it.
+        assert!(touches(11, 0, 10, 12));
+        assert!(!touches(10, 0, 10, 12));
+    }
+}

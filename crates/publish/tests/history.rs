@@ -1,0 +1,126 @@
+//! What became of the pipeline's findings on a repository's recent pull requests,
+//! read from stateful fakes of GitHub, GitLab and Azure DevOps holding a finding
+//! in every outcome, people's replies, resolutions, merges, and a pull request
+//! author's attempts to move the figures. The figures are computed by hand.
+
+mod fakes;
+
+use fakes::AUTHOR;
+use fakes::repo::{FakeRepo, Kind, RPull, scenario};
+use gauntlet_publish::history::{self, Scope};
+use gauntlet_publish::outcome::{Outcome, Tally, figures};
+
+fn scope(last: usize) -> Scope {
+    Scope { last, since: None, policy: Default::default() }
+}
+
+fn tally(fixed: usize, withdrawn: usize, dismissed: usize, ignored: usize) -> Tally {
+    Tally { fixed, withdrawn, dismissed, ignored, open: 0 }
+}
+
+async fn every_outcome_on(kind: Kind) {
+    let mut repo = scenario(kind);
+    repo.rate_limit_at = Some(2);
+    let fake = FakeRepo::start(kind, repo).await;
+    let host = fake.host();
+    let read = history::read(host.as_ref(), &scope(50)).await.unwrap();
+    let f = figures(&read.records);
+    assert_eq!(f.total, tally(2, 1, 2, 2), "{kind:?}: {:#?}", read.records);
+    assert_eq!(f.total.precision(), Some(0.5));
+    assert_eq!(f.total.action_rate(), Some(2.0 / 7.0));
+    assert_eq!(f.per_reviewer["logic"], tally(1, 1, 1, 2), "{kind:?}");
+    assert_eq!(f.per_reviewer["security"], tally(2, 0, 1, 0), "{kind:?}");
+    assert_eq!(f.per_severity["high"], tally(2, 0, 1, 1), "{kind:?}");
+    assert_eq!(f.per_month["2024-03"], tally(1, 1, 1, 1), "{kind:?}");
+    assert_eq!(f.per_month["2024-02"], tally(0, 0, 1, 1), "{kind:?}");
+    assert_eq!(f.per_month["2024-01"], tally(1, 0, 0, 0), "{kind:?}");
+    assert_eq!(read.pulls.iter().map(|p| p.0).collect::<Vec<_>>(), vec![3, 2, 1], "newest close first");
+    assert_eq!(read.edited, usize::from(kind != Kind::Azure), "{kind:?}");
+    assert_eq!(read.partial, None);
+    assert!(read.records.iter().all(|r| r.pr != 4), "the open pull request is outside the scope");
+    // The author's acts are reported as not counted, with the reason.
+    assert!(
+        read.not_counted.iter().any(|l| l.contains(AUTHOR) && l.contains("opened this pull request")),
+        "{:?}",
+        read.not_counted
+    );
+    // The 429 was waited out and the same request made again.
+    let log = fake.repo().log.clone();
+    let limited = log.iter().position(|l| l.starts_with("429")).expect("a 429 was served");
+    assert_eq!(log[limited].trim_start_matches("429"), log[limited + 1].trim_start_matches("200"), "{log:#?}");
+    // Pages were followed.
+    let paged = |needle: &str| log.iter().any(|l| l.contains(needle));
+    match kind {
+        Kind::GitHub => assert!(paged("/pulls?") && paged("page=2"), "{log:#?}"),
+        Kind::GitLab => assert!(paged("/merge_requests?") && paged("/discussions?per_page=100&page=2"), "{log:#?}"),
+        Kind::Azure => assert!(paged("$skip=100"), "{log:#?}"),
+    }
+}
+
+#[tokio::test]
+async fn github_every_outcome_from_the_hosts_records() {
+    every_outcome_on(Kind::GitHub).await;
+}
+
+#[tokio::test]
+async fn gitlab_every_outcome_from_the_hosts_records() {
+    every_outcome_on(Kind::GitLab).await;
+}
+
+/// Azure DevOps, with its closed pull requests on the second page of the listing.
+#[tokio::test]
+async fn azure_every_outcome_from_the_hosts_records() {
+    let mut repo = scenario(Kind::Azure);
+    // Over a hundred newer open pull requests: the closed ones are on page two.
+    for n in 10..112 {
+        repo.pulls.push(RPull {
+            number: n,
+            state: "open",
+            closed_at: String::new(),
+            updated_at: "2024-03-11T00:00:00Z".into(),
+            author: AUTHOR.into(),
+            threads: vec![],
+        });
+    }
+    let fake = FakeRepo::start(Kind::Azure, repo).await;
+    let read = history::read(fake.host().as_ref(), &scope(50)).await.unwrap();
+    let f = figures(&read.records);
+    assert_eq!(f.total, tally(2, 1, 2, 2), "{:#?}", read.records);
+    assert_eq!(f.per_reviewer["security"], tally(2, 0, 1, 0));
+    assert!(fake.repo().log.iter().any(|l| l.contains("$skip=100")));
+}
+
+#[tokio::test]
+async fn last_and_since_choose_the_newest_closes() {
+    let fake = FakeRepo::start(Kind::GitHub, scenario(Kind::GitHub)).await;
+    let host = fake.host();
+    let read = history::read(host.as_ref(), &scope(2)).await.unwrap();
+    assert_eq!(read.pulls.iter().map(|p| p.0).collect::<Vec<_>>(), vec![3, 2]);
+    assert_eq!(figures(&read.records).total, tally(1, 1, 2, 2));
+    assert!(read.covers().starts_with("2 merged or closed pull request(s), closed 2024-02-10 to 2024-03-05"));
+    let since = Scope { last: 50, since: Some("2024-02-01".into()), policy: Default::default() };
+    let read = history::read(host.as_ref(), &since).await.unwrap();
+    assert_eq!(read.pulls.iter().map(|p| p.0).collect::<Vec<_>>(), vec![3, 2]);
+}
+
+#[tokio::test]
+async fn an_author_allowed_to_dismiss_moves_only_their_own_dismissals() {
+    let fake = FakeRepo::start(Kind::GitLab, scenario(Kind::GitLab)).await;
+    let policy = gauntlet_publish::Policy { author_may_dismiss: true };
+    let read = history::read(fake.host().as_ref(), &Scope { last: 50, since: None, policy }).await.unwrap();
+    // D becomes dismissed; the forged and the edited comments still count for nothing.
+    assert_eq!(figures(&read.records).total, tally(2, 1, 3, 1));
+    assert!(read.records.iter().any(|r| r.outcome == Outcome::Dismissed && r.severity == "high" && r.pr == 3));
+}
+
+#[tokio::test]
+async fn a_failure_part_way_gives_a_partial_read_that_says_so() {
+    let mut repo = scenario(Kind::GitHub);
+    repo.broken = Some(1);
+    let fake = FakeRepo::start(Kind::GitHub, repo).await;
+    let read = history::read(fake.host().as_ref(), &scope(50)).await.unwrap();
+    assert_eq!(read.pulls.iter().map(|p| p.0).collect::<Vec<_>>(), vec![3, 2]);
+    let covers = read.covers();
+    assert!(covers.contains("partial: stopped at pull request 1") && covers.contains("HTTP 404"), "{covers}");
+    assert_eq!(figures(&read.records).total, tally(1, 1, 2, 2));
+}
