@@ -154,7 +154,7 @@ pub struct ReviewArgs {
     /// Model for every tier.
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
-    /// Output format: terminal, json, markdown, sarif, rdjson or rdjsonl.
+    /// Output format: terminal, json, markdown, sarif, rdjson, rdjsonl or codequality.
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// Show dropped findings and why.
@@ -423,4 +423,8 @@ pub struct CiArgs {
     /// The fix loop's rounds and flow, for --suggest.
     #[command(flatten)]
     pub loop_args: LoopArgs,
+    /// Also write the review's GitLab Code Quality report to PATH (findings people dismissed
+    /// left out), for the job's `artifacts: reports: codequality:`. Written whole or not at all.
+    #[arg(long, value_name = "PATH")]
+    pub codequality: Option<PathBuf>,
 }

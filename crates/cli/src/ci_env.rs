@@ -33,6 +33,9 @@ pub struct CiContext {
     pub host: Result<HostConfig, String>,
     /// Where the job summary goes (`GITHUB_STEP_SUMMARY`), when the system has one.
     pub summary_file: Option<std::path::PathBuf>,
+    /// The run's page, for the check run or pull request status to link to, when
+    /// the system's variables say where it is.
+    pub details_url: Option<String>,
 }
 
 const OUTSIDE: &str = "`gauntlet ci` runs only inside a pull-request pipeline (GitHub Actions, GitLab CI or \
@@ -89,6 +92,7 @@ fn github_context(env: &Env) -> Result<CiContext> {
         head: head.into(),
         host,
         summary_file: env("GITHUB_STEP_SUMMARY").map(Into::into),
+        details_url: github_run_url(env),
     })
 }
 
@@ -117,7 +121,14 @@ fn gitlab_context(env: &Env) -> Result<CiContext> {
             token,
         }))
     });
-    Ok(CiContext { system: "GitLab CI", base: BaseRef::Commit(base), head, host, summary_file: None })
+    Ok(CiContext {
+        system: "GitLab CI",
+        base: BaseRef::Commit(base),
+        head,
+        host,
+        summary_file: None,
+        details_url: env("CI_JOB_URL"),
+    })
 }
 
 fn azure_context(env: &Env) -> Result<CiContext> {
@@ -142,7 +153,42 @@ fn azure_context(env: &Env) -> Result<CiContext> {
             token,
         }))
     });
-    Ok(CiContext { system: "Azure Pipelines", base: BaseRef::Branch(branch), head, host, summary_file: None })
+    Ok(CiContext {
+        system: "Azure Pipelines",
+        base: BaseRef::Branch(branch),
+        head,
+        host,
+        summary_file: None,
+        details_url: azure_build_url(env),
+    })
+}
+
+/// `{server}/{owner/name}/actions/runs/{id}`: the workflow run's page.
+fn github_run_url(env: &Env) -> Option<String> {
+    let server = env("GITHUB_SERVER_URL")?;
+    Some(format!(
+        "{}/{}/actions/runs/{}",
+        server.trim_end_matches('/'),
+        env("GITHUB_REPOSITORY")?,
+        env("GITHUB_RUN_ID")?
+    ))
+}
+
+/// `{collection}{project}/_build/results?buildId={id}`: the build's page.
+fn azure_build_url(env: &Env) -> Option<String> {
+    let collection = env("SYSTEM_COLLECTIONURI")?;
+    let project: String = env("SYSTEM_TEAMPROJECT")?
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    let build = env("BUILD_BUILDID")?;
+    Some(format!("{}/{project}/_build/results?buildId={build}", collection.trim_end_matches('/')))
 }
 
 #[cfg(test)]
@@ -225,5 +271,31 @@ mod tests {
         let ctx = detect(&env).unwrap();
         assert_eq!(ctx.base, BaseRef::Branch("main".into()));
         assert!(matches!(ctx.host, Ok(HostConfig::Azure(_))));
+    }
+}
+
+#[cfg(test)]
+mod details_url_tests {
+    use super::*;
+
+    #[test]
+    fn the_run_page_is_built_from_the_systems_variables_or_left_out() {
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        };
+        let github = vars(&[
+            ("GITHUB_SERVER_URL", "https://github.com/"),
+            ("GITHUB_REPOSITORY", "o/r"),
+            ("GITHUB_RUN_ID", "42"),
+        ]);
+        assert_eq!(github_run_url(&github).as_deref(), Some("https://github.com/o/r/actions/runs/42"));
+        assert_eq!(github_run_url(&vars(&[("GITHUB_SERVER_URL", "https://github.com")])), None);
+        let azure = vars(&[
+            ("SYSTEM_COLLECTIONURI", "https://dev.azure.com/org/"),
+            ("SYSTEM_TEAMPROJECT", "My Project"),
+            ("BUILD_BUILDID", "7"),
+        ]);
+        let url = azure_build_url(&azure);
+        assert_eq!(url.as_deref(), Some("https://dev.azure.com/org/My%20Project/_build/results?buildId=7"));
     }
 }

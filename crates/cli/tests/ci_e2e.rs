@@ -163,6 +163,61 @@ async fn fail_on_high_makes_a_high_finding_fail_the_job() {
     assert_eq!(code, 3, "{stderr}");
     assert!(stderr.contains("--fail-on"), "{stderr}");
     assert_eq!(host.inline().len(), 1, "findings are posted before the job fails");
+    let runs = host.state().check_runs.clone();
+    assert_eq!(runs.len(), 1, "{runs:#?}");
+    assert_eq!(runs[0].conclusion.as_deref(), Some("failure"));
+    assert!(runs[0].title.contains("1 of 1 finding at or above high"), "{}", runs[0].title);
+    assert!(stderr.contains("check run `gauntlet` failure with 1 annotation(s)"), "{stderr}");
+    assert!(host.errors().is_empty(), "{:?}", host.errors());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_advisory_run_shows_a_neutral_check_run_and_writes_the_code_quality_report() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    let report = ci.dir.path().join("reports/gl-code-quality-report.json");
+    std::fs::create_dir_all(report.parent().unwrap()).unwrap();
+    let path = report.to_str().unwrap();
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--codequality", path]).await;
+    assert_eq!(code, 0, "advisory: a high finding still exits 0\n{stderr}");
+    let runs = host.state().check_runs.clone();
+    assert_eq!(runs.len(), 1, "{runs:#?}");
+    let run = &runs[0];
+    let head = git(ci.dir.path(), &["rev-parse", "HEAD"]);
+    assert_eq!((run.name.as_str(), run.head_sha.as_str()), ("gauntlet", head.trim()));
+    assert_eq!((run.status.as_str(), run.conclusion.as_deref()), ("completed", Some("neutral")));
+    assert_eq!(run.annotations.len(), 1);
+    let a = &run.annotations[0];
+    assert_eq!((a["path"].as_str(), a["start_line"].as_u64()), (Some("src/auth.py"), Some(4)));
+    assert!(a["message"].as_str().unwrap().contains(REAL), "{a}");
+    assert!(run.title.contains("advisory"), "{}", run.title);
+    let entries: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(entries.as_array().unwrap().len(), 1, "{entries}");
+    assert_eq!(entries[0]["severity"], "critical");
+    assert_eq!(
+        (entries[0]["location"]["path"].as_str(), entries[0]["location"]["lines"]["begin"].as_u64()),
+        (Some("src/auth.py"), Some(4))
+    );
+    assert_eq!(entries[0]["description"], REAL);
+    let left: Vec<_> = std::fs::read_dir(report.parent().unwrap()).unwrap().collect();
+    assert_eq!(left.len(), 1, "no temporary file is left beside the report");
+    assert!(host.errors().is_empty(), "{:?}", host.errors());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_checks_write_the_run_says_so_once_and_carries_on() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    host.state().deny_checks = true;
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
+    assert_eq!(code, 3, "the exit code does not depend on the check run\n{stderr}");
+    assert_eq!(stderr.matches("checks: write").count(), 1, "{stderr}");
+    assert!(stderr.contains("posted to GitHub: 1 created"), "the review and comments still land: {stderr}");
+    assert_eq!((host.inline().len(), host.overviews().len()), (1, 1));
+    assert!(host.state().check_runs.is_empty());
+    assert!(!stderr.contains("ghs_faketoken123"), "the token is never printed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -176,8 +231,17 @@ async fn a_dismissed_high_finding_never_fails_the_job_and_an_unauthorised_dismis
     let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--force"]).await;
     assert_eq!(code, 3, "a dismissal by someone without write access does not count\n{stderr}");
     host.reply_as(thread, fakes::PERSON, "/gauntlet false-positive only admins reach this handler");
-    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--force"]).await;
+    let report = ci.dir.path().join("gl-code-quality-report.json");
+    let args = ["--fail-on", "high", "--force", "--codequality", report.to_str().unwrap()];
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &args).await;
     assert_eq!(code, 0, "{stderr}");
+    let runs = host.state().check_runs.clone();
+    let last = runs.last().unwrap();
+    assert_eq!(last.conclusion.as_deref(), Some("success"), "a dismissed finding does not fail the check run");
+    assert!(last.annotations.is_empty(), "nor is it annotated: {:?}", last.annotations);
+    assert!(last.summary.contains("1 finding(s) dismissed"), "{}", last.summary);
+    let entries: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(entries, json!([]), "nor is it in the Code Quality report");
     assert!(stderr.contains("1 finding(s) at or above `high` were dismissed"), "{stderr}");
     assert!(stderr.contains("1 dismissed earlier"), "{stderr}");
     let overview = &host.overviews()[0];
@@ -253,15 +317,23 @@ fn the_ci_templates_check_out_full_history_and_grant_what_posting_needs() {
     let gitlab = include_str!("../../../ci/gitlab-ci.yml");
     let azure = include_str!("../../../ci/azure-pipelines.yml");
     assert!(action.contains("fetch-depth: 0") && action.contains("pull-requests: write") && action.contains(" ci "));
+    assert!(action.contains("checks: write"), "the check run's permission is named in the example");
     assert!(
         gitlab.contains("GIT_DEPTH: \"0\"")
             && gitlab.contains("merge_request_event")
             && gitlab.contains("GAUNTLET_GITLAB_TOKEN")
     );
+    assert!(
+        gitlab.contains("--codequality gl-code-quality-report.json")
+            && gitlab.contains("codequality: gl-code-quality-report.json"),
+        "the template writes the Code Quality report and publishes it as the job's artifact"
+    );
     assert!(azure.contains("fetchDepth: 0") && azure.contains("SYSTEM_ACCESSTOKEN: $(System.AccessToken)"));
     let help = std::process::Command::new(support::bin()).args(["ci", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
-    for flag in ["--fail-on", "--full", "--max-comments", "--force", "--reviewers", "--suggest", "--rounds"] {
+    for flag in
+        ["--fail-on", "--full", "--max-comments", "--force", "--reviewers", "--suggest", "--rounds", "--codequality"]
+    {
         assert!(help.contains(flag), "`gauntlet ci` lacks {flag}, which the templates and README use");
     }
 }

@@ -25,7 +25,7 @@ async fn a_validation_that_failed_is_plain_in_every_format_with_one_exit_code() 
     let dir = repo(&[("src/pay.py", BASE)], &[("src/pay.py", HEAD)]);
     let (server, _fake) = Fake::start(Wire::Anthropic, broken_validator()).await;
     let mut codes = Vec::new();
-    for format in ["terminal", "json", "markdown", "sarif", "rdjson", "rdjsonl"] {
+    for format in ["terminal", "json", "markdown", "sarif", "rdjson", "rdjsonl", "codequality"] {
         let args = ["review", "--reviewers", "correctness", "--format", format];
         let (code, out, err) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
         codes.push(code);
@@ -51,6 +51,8 @@ async fn a_validation_that_failed_is_plain_in_every_format_with_one_exit_code() 
                 assert_eq!(log["runs"][0]["invocations"][0]["executionSuccessful"], false);
             }
             "markdown" => assert!(out.contains("paid &lt;twice&gt;"), "{out}"),
+            // Nothing was published, so GitLab gets no entry: the log above is what says it was partial.
+            "codequality" => assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), json!([]), "{out}"),
             _ => {
                 let report: Value = serde_json::from_str(&out).unwrap();
                 let message = report["gaps"][0]["message"].as_str().unwrap();

@@ -3,11 +3,13 @@
 //! and the file's `changeTrackingId` from the iteration that holds the head
 //! under review. The overview is a thread without a file, created `closed` so
 //! that a branch policy requiring resolved comments is never blocked by it.
+//! The run's verdict is a pull request status, `gauntlet/gauntlet`.
 
 use crate::PublishError;
 use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
 use crate::http::{Client, encode, string};
 use crate::marker::{FindingMarker, OverviewMarker};
+use crate::status::{NAME, Status};
 use async_trait::async_trait;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -16,6 +18,8 @@ use std::sync::Mutex;
 
 const HOST: &str = "Azure DevOps";
 const VERSION: &str = "api-version=7.1";
+/// Characters of a status description kept (gauntlet's own words only).
+const DESCRIPTION_LIMIT: usize = 250;
 
 #[path = "azure_history.rs"]
 mod history;
@@ -327,5 +331,24 @@ impl CodeHost for Azure {
         let (found, _) = self.client.get(&url, "read an identity's group memberships").await?;
         let member_of = listed(&found).first().and_then(|i| i["memberOf"].as_array().cloned()).unwrap_or_default();
         Ok(member_of.iter().filter_map(descriptor).any(|d| groups.contains(&d)))
+    }
+
+    /// A pull request status with context `gauntlet/gauntlet`. Each run posts a
+    /// new one; Azure DevOps shows the latest of a context, so a re-run replaces
+    /// what the pull request shows rather than adding to it.
+    async fn report_status(&self, _head: &str, status: &Status<'_>) -> Result<Option<String>, PublishError> {
+        let state = status.verdict.azure_state();
+        let description = gauntlet_report::plain::line(&status.headline(), DESCRIPTION_LIMIT);
+        let mut body = json!({
+            "state": state,
+            "description": description,
+            "context": {"name": NAME, "genre": NAME},
+        });
+        if let Some(url) = &status.details_url {
+            body["targetUrl"] = json!(url);
+        }
+        let url = format!("{}/statuses?{VERSION}", self.pr);
+        self.client.send(Method::POST, &url, &body, "post the pull request status").await?;
+        Ok(Some(format!("pull request status `{NAME}/{NAME}` {state}")))
     }
 }

@@ -6,7 +6,11 @@ use crate::PublishError;
 use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
 use crate::http::{Client, encode, string};
 use crate::marker::{FindingMarker, OverviewMarker};
+use crate::status::{NAME, Status};
 use async_trait::async_trait;
+use gauntlet_report::plain;
+use gauntlet_review::contract::{Location, Severity};
+use gauntlet_review::review::Published;
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -14,6 +18,17 @@ const HOST: &str = "GitHub";
 
 #[path = "github_history.rs"]
 mod history;
+
+/// Annotations one check-run request may carry: the Checks API takes at most 50.
+pub const ANNOTATIONS_PER_REQUEST: usize = 50;
+/// GitHub's limit on an annotation's title, in characters.
+pub const TITLE_LIMIT: usize = 255;
+/// Characters of a claim kept in an annotation's message (GitHub takes up to
+/// 64 KB; a claim is a few sentences, and a flood helps nobody).
+pub const MESSAGE_LIMIT: usize = 4_000;
+/// The `external_id` of gauntlet's check runs: it tells them from a workflow
+/// job that happens to be named `gauntlet` too.
+pub const EXTERNAL_ID: &str = "gauntlet-ci";
 
 /// Where the pull request is and who the pipeline is.
 #[derive(Clone, Debug)]
@@ -175,6 +190,86 @@ impl GitHub {
         self.graphql(&query, json!({"id": thread}), what).await?;
         Ok(())
     }
+
+    /// gauntlet's own check run on `head` that holds no annotation yet (one a run
+    /// left unfinished, or a run with nothing to annotate), to complete instead of
+    /// adding a second. The Checks API only ever adds annotations to a check run,
+    /// never replaces them, so a run that has some is left as it is and a new one
+    /// is created; GitHub shows the newest check run of a name.
+    async fn reusable_check_run(&self, head: &str) -> Result<Option<u64>, PublishError> {
+        let url =
+            format!("{}/commits/{}/check-runs?check_name={NAME}&filter=latest&per_page=100", self.repo, encode(head));
+        let (answer, _) = self.client.get(&url, "list the head commit's check runs").await?;
+        let runs = answer["check_runs"].as_array().cloned().unwrap_or_default();
+        Ok(runs
+            .iter()
+            .filter(|r| r["name"] == NAME && r["external_id"] == EXTERNAL_ID)
+            .filter(|r| r["output"]["annotations_count"].as_u64() == Some(0))
+            .find_map(|r| r["id"].as_u64()))
+    }
+
+    async fn create_check_run(&self, head: &str, status: &Status<'_>) -> Result<u64, PublishError> {
+        let mut body = json!({
+            "name": NAME,
+            "head_sha": head,
+            "external_id": EXTERNAL_ID,
+            "status": "in_progress",
+            "output": output(status, &[], None),
+        });
+        if let Some(url) = &status.details_url {
+            body["details_url"] = json!(url);
+        }
+        let what = "create the check run";
+        let answer = self.client.send(Method::POST, &format!("{}/check-runs", self.repo), &body, what).await?;
+        answer["id"].as_u64().ok_or_else(|| PublishError::Response {
+            host: HOST,
+            what: what.into(),
+            message: "no `id` in the answer".into(),
+        })
+    }
+
+    async fn patch_check_run(&self, id: u64, body: &Value, what: &str) -> Result<(), PublishError> {
+        self.client.send(Method::PATCH, &format!("{}/check-runs/{id}", self.repo), body, what).await?;
+        Ok(())
+    }
+}
+
+/// The check run's `output`: the verdict and notes as its title and summary
+/// (gauntlet's own words), and `annotations`. `short` says how many
+/// annotations could not be added, when some could not.
+fn output(status: &Status<'_>, annotations: &[Value], short: Option<usize>) -> Value {
+    let mut lines = status.lines();
+    if let Some(missing) = short {
+        lines.push(format!("{missing} annotation(s) could not be added; the run's log says why."));
+    }
+    json!({
+        "title": plain::line(&format!("{NAME}: {}", status.headline()), TITLE_LIMIT),
+        "summary": lines.join("\n\n"),
+        "annotations": annotations,
+    })
+}
+
+/// An annotation for a published finding. Annotations are plain text: the claim
+/// goes in through [`plain`], capped.
+pub fn annotation(p: &Published) -> Value {
+    let (path, start, end) = match Location::parse(&p.location) {
+        Some(l) => (l.path, l.start, l.end),
+        None => (p.location.clone(), 1, 1),
+    };
+    let level = match p.severity {
+        Severity::High => "failure",
+        Severity::Medium => "warning",
+        Severity::Low => "notice",
+    };
+    let title = format!("{} · {} · {}", p.severity.as_str(), p.lens.as_str().replace('_', " "), p.reviewer);
+    json!({
+        "path": path,
+        "start_line": start,
+        "end_line": end,
+        "annotation_level": level,
+        "title": plain::line(&title, TITLE_LIMIT),
+        "message": plain::text(&format!("{}\n\ngauntlet finding {}", p.claim.trim(), p.id), MESSAGE_LIMIT),
+    })
 }
 
 #[async_trait]
@@ -256,6 +351,54 @@ impl CodeHost for GitHub {
             Err(PublishError::Http { status: 404, .. }) => Ok(false),
             Err(e) => Err(e),
         }
+    }
+
+    /// A check run named `gauntlet` on `head`: created in progress (or an earlier
+    /// one without annotations taken up), the annotations added 50 a request,
+    /// then completed with the verdict's conclusion. Should adding annotations
+    /// fail part-way, the run is still completed, saying so, and the error returned.
+    async fn report_status(&self, head: &str, status: &Status<'_>) -> Result<Option<String>, PublishError> {
+        let id = match self.reusable_check_run(head).await? {
+            Some(id) => id,
+            None => self.create_check_run(head, status).await?,
+        };
+        let annotations: Vec<Value> = status.findings.iter().map(|p| annotation(p)).collect();
+        let batches: Vec<&[Value]> = annotations.chunks(ANNOTATIONS_PER_REQUEST).collect();
+        let (last, earlier) = batches.split_last().map_or((&[][..], &[][..]), |(l, e)| (*l, e));
+        let mut added = 0;
+        let mut failed = None;
+        for batch in earlier {
+            let body = json!({"output": output(status, batch, None)});
+            match self.patch_check_run(id, &body, "add annotations to the check run").await {
+                Ok(()) => added += batch.len(),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        let (last, short) = match &failed {
+            None => (last, None),
+            Some(_) => (&[][..], Some(annotations.len() - added)),
+        };
+        let mut body = json!({
+            "status": "completed",
+            "conclusion": status.verdict.conclusion(),
+            "output": output(status, last, short),
+        });
+        if let Some(url) = &status.details_url {
+            body["details_url"] = json!(url);
+        }
+        self.patch_check_run(id, &body, "complete the check run").await?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let requests = batches.len().max(1);
+        Ok(Some(format!(
+            "check run `{NAME}` {} with {} annotation(s) in {requests} request(s)",
+            status.verdict.conclusion(),
+            annotations.len()
+        )))
     }
 }
 

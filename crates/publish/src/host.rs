@@ -1,6 +1,7 @@
 //! What every code host offers the publisher, and the data it exchanges.
 
 use crate::PublishError;
+use crate::status::Status;
 use async_trait::async_trait;
 
 /// Where an inline comment goes: head lines of one file, on the new side of
@@ -132,4 +133,13 @@ pub trait CodeHost: Send + Sync {
     /// above; Azure DevOps a member of the project's Contributors or Project
     /// Administrators. The one question a dismissal's author must pass.
     async fn may_write(&self, who: &Person) -> Result<bool, PublishError>;
+
+    /// Show the run's verdict where the host shows one (GitHub: a check run on
+    /// `head`; Azure DevOps: a pull request status) and say what was done;
+    /// `Ok(None)` where the host has no such place for a pipeline's token
+    /// (GitLab, whose Code Quality report is a job artifact instead).
+    async fn report_status(&self, head: &str, status: &Status<'_>) -> Result<Option<String>, PublishError> {
+        let _ = (head, status);
+        Ok(None)
+    }
 }

@@ -11,7 +11,10 @@
 //!   or leave, honouring dismissals and the per-run cap;
 //! - [`suggest::propose`], also pure, turns a reviewed fix into the host's
 //!   suggestion block where it fits (`gauntlet ci --suggest`);
-//! - [`sync`] carries the plan out and upserts the overview last.
+//! - [`sync`] carries the plan out and upserts the overview last;
+//! - [`CodeHost::report_status`] then shows the run's [`status::Verdict`] where
+//!   the host has a place for one (a GitHub check run, an Azure DevOps pull
+//!   request status), findings people dismissed left out.
 //!
 //! ```no_run
 //! # async fn run(host: &dyn gauntlet_publish::CodeHost, review: &gauntlet_review::Review) -> Result<(), gauntlet_publish::PublishError> {
@@ -38,6 +41,7 @@ mod http;
 pub mod marker;
 pub mod outcome;
 pub mod plan;
+pub mod status;
 pub mod suggest;
 pub mod sync;
 
@@ -46,6 +50,7 @@ pub use host::{Anchor, CodeHost, Existing, Handle, NewComment, Overview, Person,
 pub use http::{MAX_RESPONSE_BYTES, read_json};
 pub use marker::{FindingMarker, OverviewMarker};
 pub use plan::{Action, Candidate, DEFAULT_CAP, Plan, plan_sync};
+pub use status::{Status, Verdict};
 pub use suggest::{Dialect, ReviewedFix, Suggestion, Unsuitable};
 pub use sync::{Request, Summary, preview, sync};
 

@@ -6,9 +6,12 @@
 //! `GAUNTLET_PRISM_AZURE_URL`, then runs these ignored tests. Run by hand
 //! without those variables, they fail saying so rather than pass unchecked.
 
-use gauntlet_publish::{Anchor, CodeHost, Handle, NewComment, Person, azure, github};
+mod common;
 
-const HEAD: &str = "2c26b46b68ffc68ff99b453c1d30413413422d70";
+use gauntlet_publish::{Anchor, CodeHost, Handle, NewComment, Person, Status, Verdict, azure, github};
+use gauntlet_review::contract::Severity;
+
+const HEAD: &str = common::HEAD;
 
 fn prism(var: &str) -> String {
     std::env::var(var)
@@ -88,4 +91,65 @@ async fn prism_azure_requests_match_the_official_description() {
     host.upsert_overview(Some(&handle), "updated").await.expect("overview comment edited");
     host.update(&handle, "reopened", true).await.expect("thread reopened and edited");
     host.resolve(&handle, "resolved").await.expect("thread edited and marked fixed");
+}
+
+/// 51 findings, so the check run takes two annotation requests.
+fn status(published: &[gauntlet_review::review::Published]) -> Status<'_> {
+    Status {
+        verdict: Verdict::Failed,
+        fail_on: Some(Severity::High),
+        findings: published.iter().collect(),
+        dismissed: 1,
+        notes: vec!["Incremental review.".into()],
+        details_url: Some("https://github.com/o/r/actions/runs/1".into()),
+    }
+}
+
+fn findings() -> Vec<gauntlet_review::review::Published> {
+    (0..51)
+        .map(|i| {
+            common::finding("src/a.rs", i + 1, &format!("let x{i} = 1;"), "The value is never checked.", Severity::High)
+        })
+        .collect()
+}
+
+#[tokio::test]
+#[ignore = "needs Prism: run ./scripts/test"]
+async fn prism_github_check_run_requests_match_the_official_description() {
+    let base = prism("GAUNTLET_PRISM_GITHUB_URL");
+    let bad = serde_json::json!({"name": "gauntlet", "head_sha": HEAD, "status": "done"});
+    assert_prism_rejects(&format!("{base}/repos/o/r/check-runs"), bad, "Bearer t").await;
+    let host = github::GitHub::new(github::Config {
+        api_url: base,
+        graphql_url: None,
+        repository: "o/r".into(),
+        number: 1,
+        token: "ghs_prism".into(),
+        login: "github-actions[bot]".into(),
+    })
+    .unwrap();
+    let published = findings();
+    // Prism answers the list with an example check run that has annotations, so this
+    // creates one, adds the first 50 annotations, and completes it with the 51st.
+    let line = host.report_status(HEAD, &status(&published)).await.expect("check run created, annotated, completed");
+    assert!(line.is_some_and(|l| l.contains("51 annotation(s) in 2 request(s)")));
+}
+
+#[tokio::test]
+#[ignore = "needs Prism: run ./scripts/test"]
+async fn prism_azure_status_request_matches_the_official_description() {
+    let base = prism("GAUNTLET_PRISM_AZURE_URL");
+    let statuses = format!("{base}/org/proj/_apis/git/repositories/repo/pullRequests/5/statuses?api-version=7.1");
+    let bad = serde_json::json!({"state": "advisory", "context": {"name": "gauntlet"}});
+    assert_prism_rejects(&statuses, bad, "Bearer t").await;
+    let host = azure::Azure::new(azure::Config {
+        collection_uri: format!("{base}/org/"),
+        project: "proj".into(),
+        repository: "repo".into(),
+        pull_request: 5,
+        token: "azure-prism".into(),
+    })
+    .unwrap();
+    let published = findings();
+    host.report_status(HEAD, &status(&published)).await.expect("pull request status posted");
 }

@@ -1,16 +1,19 @@
 //! Output formats for a finished [`Review`]: a terminal report for people, a
 //! single JSON object for machines, GitHub-flavoured Markdown for comments,
-//! SARIF 2.1.0 for code-scanning services and reviewdog's `rdjson`/`rdjsonl`.
+//! SARIF 2.1.0 for code-scanning services, reviewdog's `rdjson`/`rdjsonl` and
+//! GitLab's Code Quality report (`codequality`).
 //!
 //! Every format reads the same `Review` and nothing else. Text that came from a
 //! model (claims, evidence, validator answers, provider errors) is untrusted: the
 //! terminal format neutralises control characters, the Markdown format escapes
 //! anything that could change the document's structure or smuggle in HTML.
 
+pub mod codequality;
 pub mod coverage;
 mod fmt;
 mod json;
 pub mod markdown;
+pub mod plain;
 mod rdjson;
 pub mod sarif;
 mod terminal;
@@ -28,12 +31,21 @@ pub enum Format {
     Rdjson,
     /// reviewdog's line-delimited form: one diagnostic per line.
     Rdjsonl,
+    /// GitLab's Code Quality report (a CodeClimate subset).
+    Codequality,
 }
 
 impl Format {
     /// Every format, in the order help text lists them.
-    pub const ALL: [Format; 6] =
-        [Format::Terminal, Format::Json, Format::Markdown, Format::Sarif, Format::Rdjson, Format::Rdjsonl];
+    pub const ALL: [Format; 7] = [
+        Format::Terminal,
+        Format::Json,
+        Format::Markdown,
+        Format::Sarif,
+        Format::Rdjson,
+        Format::Rdjsonl,
+        Format::Codequality,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -43,6 +55,7 @@ impl Format {
             Format::Sarif => "sarif",
             Format::Rdjson => "rdjson",
             Format::Rdjsonl => "rdjsonl",
+            Format::Codequality => "codequality",
         }
     }
 }
@@ -74,7 +87,7 @@ impl FromStr for Format {
     }
 }
 
-/// Presentation switches. The machine formats (JSON, SARIF, rdjson) ignore both.
+/// Presentation switches. The machine formats (JSON, SARIF, rdjson, Code Quality) ignore both.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     /// Also show what was dropped, and why.
@@ -93,5 +106,6 @@ pub fn render(review: &Review, format: Format, opts: &Options) -> String {
         Format::Sarif => sarif::render(review),
         Format::Rdjson => rdjson::render(review),
         Format::Rdjsonl => rdjson::render_lines(review),
+        Format::Codequality => codequality::report(&review.published),
     }
 }

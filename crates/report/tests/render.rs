@@ -406,7 +406,10 @@ fn format_names() {
         assert_eq!(f.name().parse::<Format>(), Ok(f));
     }
     let err = "xml".parse::<Format>().unwrap_err().to_string();
-    assert_eq!(err, "unknown format `xml`; valid formats: terminal, json, markdown, sarif, rdjson, rdjsonl");
+    assert_eq!(
+        err,
+        "unknown format `xml`; valid formats: terminal, json, markdown, sarif, rdjson, rdjsonl, codequality"
+    );
 }
 
 #[test]
@@ -495,4 +498,52 @@ fn rdjson_messages_are_safe_to_post() {
     let out = render(&hostile(), Format::Rdjson, &PLAIN);
     let message = json(&out)["diagnostics"][0]["message"].as_str().unwrap().to_string();
     assert!(!message.contains('<') && !message.replace("\\]", "").contains("]("), "{message}");
+}
+
+/// The fields GitLab's Code Quality documentation lists as required, with the
+/// severities it accepts, checked on every entry.
+fn assert_gitlab_code_quality(report: &serde_json::Value) {
+    let entries = report.as_array().expect("a Code Quality report is a JSON array");
+    for e in entries {
+        for key in ["description", "check_name", "fingerprint", "severity"] {
+            assert!(e[key].as_str().is_some_and(|s| !s.is_empty()), "`{key}` must be a non-empty string: {e}");
+        }
+        let severity = e["severity"].as_str().unwrap();
+        assert!(["info", "minor", "major", "critical", "blocker"].contains(&severity), "{severity}");
+        assert!(e["location"]["path"].as_str().is_some_and(|p| !p.is_empty() && !p.starts_with('/')), "{e}");
+        assert!(e["location"]["lines"]["begin"].as_u64().is_some_and(|l| l >= 1), "{e}");
+    }
+    let mut fingerprints: Vec<&str> = entries.iter().map(|e| e["fingerprint"].as_str().unwrap()).collect();
+    fingerprints.sort();
+    fingerprints.dedup();
+    assert_eq!(fingerprints.len(), entries.len(), "GitLab keeps one entry per fingerprint");
+}
+
+#[test]
+fn codequality_has_the_fields_gitlab_documents_for_published_findings_only() {
+    let report = json(&render(&full(), Format::Codequality, &PLAIN));
+    assert_gitlab_code_quality(&report);
+    assert_eq!(report.as_array().unwrap().len(), 2, "published findings only, never unverified ones");
+    let first = &report[0];
+    assert_eq!(first["location"]["path"], "src/auth/session.rs");
+    assert_eq!(first["location"]["lines"]["begin"], 88);
+    assert_eq!((first["severity"].as_str(), report[1]["severity"].as_str()), (Some("critical"), Some("major")));
+    assert_eq!(first["fingerprint"], "3f2a9c01d4e5b6a7", "the finding's own fingerprint");
+    assert_eq!(first["check_name"], "gauntlet/correctness/failure_scenario");
+    assert_eq!(json(&render(&clean(), Format::Codequality, &PLAIN)), serde_json::json!([]));
+}
+
+#[test]
+fn codequality_descriptions_are_plain_single_lines_with_nothing_hidden() {
+    let mut review = hostile();
+    review.published[0].claim.push_str(&"x".repeat(5_000));
+    review.published[0].claim.push('\u{202E}');
+    let report = json(&render(&review, Format::Codequality, &PLAIN));
+    assert_gitlab_code_quality(&report);
+    let description = report[0]["description"].as_str().unwrap();
+    assert!(!description.contains('\n') && !description.contains('\x1b'), "{description}");
+    assert!(description.contains("\\u{1b}[2Jgone"), "control characters are shown: {description}");
+    assert!(description.starts_with("Bad <img"), "plain text: GitLab escapes HTML itself: {description}");
+    assert_eq!(description.chars().count(), gauntlet_report::codequality::DESCRIPTION_LIMIT);
+    assert!(description.ends_with('…'), "{description}");
 }

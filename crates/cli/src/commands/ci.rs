@@ -5,7 +5,9 @@
 //! Order matters for safety: read what the pipeline posted before, review,
 //! print the review to the log, and post last, in one sync. A run that
 //! reviewed but could not post says so loudly and still exits 0 (advisory)
-//! unless `--fail-on` makes findings blocking.
+//! unless `--fail-on` makes findings blocking. After the comments, the run's
+//! verdict goes where the host shows one (see [`status`]); findings a person
+//! dismissed never count toward it, nor toward the exit code.
 
 use crate::args::CiArgs;
 use crate::ci_env::{self, BaseRef, CiContext, HostConfig};
@@ -24,6 +26,7 @@ use std::process::ExitCode;
 
 mod publish;
 mod scope;
+mod status;
 mod suggest;
 
 use scope::Scope;
@@ -117,6 +120,12 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     };
     let (posted, dismissed) = publish::post(&runtime, &mut poster, &review, &target)?;
     publish::summary(&ctx, &review, &posted)?;
+    let block = blocking(fail_on);
+    let run_status = status::build(&review, &dismissed, block, &scope, ctx.details_url.clone());
+    status::report(&runtime, &poster, &review.head, &run_status);
+    if let Some(path) = &args.codequality {
+        status::write_codequality(path, &run_status.findings)?;
+    }
     let state = match &posted {
         Ok(_) => "posting had already begun and was completed, so the pull request shows the whole run",
         Err(failed) if failed.partly => "posting stopped part-way (see above); run gauntlet ci again to finish it",
@@ -126,7 +135,17 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         Err(_) => "nothing was posted to the pull request",
     };
     crate::interrupt::check(state)?;
-    Ok(exit_code(&review, fail_on, &dismissed))
+    Ok(exit_code(&review, block, &dismissed))
+}
+
+/// The severity at which a published finding nobody dismissed fails the job, or
+/// `None` when the run is advisory. Blocking applies exactly when `--fail-on` was
+/// given. This is the one place that decides it: the exit code, the GitHub check
+/// run's conclusion and the Azure DevOps status all follow it, so a later mode
+/// that blocks only while precision measured on the repository's own pull
+/// requests clears a bar (`[ci] blocking = "earned"`) replaces this function.
+fn blocking(fail_on: Option<Severity>) -> Option<Severity> {
+    fail_on
 }
 
 /// The host client and what the pipeline posted before, or why posting is
@@ -160,10 +179,11 @@ fn severity(text: &str) -> Result<Severity> {
     }
 }
 
-/// Advisory (0) unless `--fail-on` names a severity some published finding
-/// reaches; findings a person dismissed (their ids in `dismissed`) never count.
-fn exit_code(review: &Review, fail_on: Option<Severity>, dismissed: &BTreeSet<String>) -> ExitCode {
-    let Some(min) = fail_on else { return ExitCode::SUCCESS };
+/// Advisory (0) unless blocking applies at a severity (see [`blocking`]) some
+/// published finding reaches; findings a person dismissed (their ids in
+/// `dismissed`) never count.
+fn exit_code(review: &Review, block: Option<Severity>, dismissed: &BTreeSet<String>) -> ExitCode {
+    let Some(min) = block else { return ExitCode::SUCCESS };
     let at_least = |p: &&gauntlet_review::review::Published| p.severity.weight() >= min.weight();
     let (quiet, blocking): (Vec<_>, Vec<_>) =
         review.published.iter().filter(at_least).partition(|p| dismissed.contains(&p.id));

@@ -111,6 +111,7 @@ impl Wire for AzureWire {
             }
             ("GET", "/threads") => json(json!({"value": s.threads.iter().map(thread).collect::<Vec<_>>()})),
             ("POST", "/threads") => create(s, body),
+            ("POST", "/statuses") => status(s, body),
             ("PATCH", r) if r.contains("/comments/") => match id_after(r, "comments").and_then(|id| s.note_mut(id)) {
                 Some(n) if n.author == PIPELINE => {
                     n.body = body["content"].as_str().unwrap_or_default().to_string();
@@ -153,4 +154,21 @@ fn create(s: &mut State, body: &Value) -> ResponseTemplate {
     t.resolved = !matches!(status.as_str(), "active" | "pending");
     t.status = status;
     json(json!({"id": id}))
+}
+
+/// `POST .../pullRequests/{id}/statuses`, checked against `GitPullRequestStatus`
+/// in the Git 7.1 description: a context name, a known state.
+fn status(s: &mut State, body: &Value) -> ResponseTemplate {
+    let states = ["notSet", "pending", "succeeded", "failed", "error", "notApplicable"];
+    if body["context"]["name"].as_str().is_none_or(str::is_empty) {
+        s.errors.push(format!("status without a context name: {body}"));
+    }
+    if !states.contains(&body["state"].as_str().unwrap_or("")) {
+        s.errors.push(format!("status with an unknown state: {body}"));
+    }
+    s.statuses.push(body.clone());
+    let id = s.id();
+    let mut answer = body.clone();
+    answer["id"] = json!(id);
+    json(answer)
 }

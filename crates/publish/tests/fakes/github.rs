@@ -68,6 +68,18 @@ impl Wire for GitHubWire {
                 json(json!({"permission": permission, "role_name": permission, "user": {"login": user}}))
             }
             ("POST", "/graphql") => graphql(s, body),
+            (_, p) if p.contains("/check-runs") && s.deny_checks => {
+                ResponseTemplate::new(403).set_body_json(json!({"message": "Resource not accessible by integration"}))
+            }
+            ("GET", p) if p.starts_with("/repos/o/r/commits/") && p.ends_with("/check-runs") => {
+                let sha = p.trim_start_matches("/repos/o/r/commits/").trim_end_matches("/check-runs");
+                list_check_runs(s, sha, query)
+            }
+            ("POST", "/repos/o/r/check-runs") => create_check_run(s, body),
+            ("PATCH", p) if p.starts_with("/repos/o/r/check-runs/") => {
+                let id = p.trim_start_matches("/repos/o/r/check-runs/").parse().unwrap_or(0);
+                update_check_run(s, id, body)
+            }
             ("PATCH", p)
                 if p.starts_with("/repos/o/r/issues/comments/") || p.starts_with("/repos/o/r/pulls/comments/") =>
             {
@@ -146,4 +158,147 @@ fn graphql(s: &mut State, body: &Value) -> ResponseTemplate {
         };
     }
     json(json!({"errors": [{"message": format!("unexpected query {query}")}]}))
+}
+
+/// What the Checks API documents for a check run's body (create or update):
+/// problems go to `State::errors`, so a test fails on any request GitHub would
+/// refuse or cut short.
+fn check_run_shape(s: &mut State, body: &Value, create: bool) {
+    let mut bad = |why: String| s.errors.push(format!("check run: {why}: {body}"));
+    let allowed = [
+        "name",
+        "head_sha",
+        "details_url",
+        "external_id",
+        "status",
+        "started_at",
+        "conclusion",
+        "completed_at",
+        "output",
+        "actions",
+    ];
+    if let Some(key) = body.as_object().into_iter().flatten().map(|(k, _)| k).find(|k| !allowed.contains(&k.as_str())) {
+        bad(format!("unknown field `{key}`"));
+    }
+    if create {
+        if body["name"].as_str().is_none_or(str::is_empty) {
+            bad("no name".into());
+        }
+        if !body["head_sha"].as_str().is_some_and(|h| h.len() == 40 && h.chars().all(|c| c.is_ascii_hexdigit())) {
+            bad("head_sha is not a commit".into());
+        }
+    }
+    if let Some(status) = body.get("status")
+        && !["queued", "in_progress", "completed"].contains(&status.as_str().unwrap_or(""))
+    {
+        bad(format!("status {status}"));
+    }
+    let conclusions =
+        ["action_required", "cancelled", "failure", "neutral", "success", "skipped", "stale", "timed_out"];
+    if let Some(c) = body.get("conclusion")
+        && !conclusions.contains(&c.as_str().unwrap_or(""))
+    {
+        bad(format!("conclusion {c}"));
+    }
+    if body["status"] == "completed" && body.get("conclusion").is_none() {
+        bad("completed without a conclusion".into());
+    }
+    let Some(output) = body.get("output") else { return };
+    if !output["title"].is_string() || !output["summary"].is_string() {
+        bad("output without title and summary".into());
+    }
+    if output["summary"].as_str().is_some_and(|t| t.chars().count() > 65_535) {
+        bad("summary over 65535 characters".into());
+    }
+    let annotations = output["annotations"].as_array().cloned().unwrap_or_default();
+    if annotations.len() > 50 {
+        bad(format!("{} annotations in one request; the API takes 50", annotations.len()));
+    }
+    for a in &annotations {
+        let lines = (a["start_line"].as_u64(), a["end_line"].as_u64());
+        if a["path"].as_str().is_none_or(str::is_empty) || !matches!(lines, (Some(s), Some(e)) if s >= 1 && e >= s) {
+            bad(format!("annotation without a path and lines: {a}"));
+        }
+        if !["notice", "warning", "failure"].contains(&a["annotation_level"].as_str().unwrap_or("")) {
+            bad(format!("annotation level {}", a["annotation_level"]));
+        }
+        if !a["message"].as_str().is_some_and(|m| !m.is_empty() && m.len() <= 64 * 1024) {
+            bad(format!("annotation message missing or over 64 KB: {a}"));
+        }
+        if a["title"].as_str().is_some_and(|t| t.chars().count() > 255) {
+            bad("annotation title over 255 characters".into());
+        }
+    }
+}
+
+fn check_run_json(r: &CheckRun) -> Value {
+    json!({"id": r.id, "name": r.name, "head_sha": r.head_sha, "external_id": r.external_id, "status": r.status,
+           "conclusion": r.conclusion, "output": {"title": r.title, "summary": r.summary,
+           "annotations_count": r.annotations.len()}})
+}
+
+/// `GET /repos/o/r/commits/{sha}/check-runs`, filtered by `check_name` as GitHub does.
+fn list_check_runs(s: &mut State, sha: &str, query: &str) -> ResponseTemplate {
+    let name = query.split('&').find_map(|kv| kv.strip_prefix("check_name="));
+    let runs: Vec<Value> = s
+        .check_runs
+        .iter()
+        .rev()
+        .filter(|r| r.head_sha == sha && name.is_none_or(|n| r.name == n))
+        .map(check_run_json)
+        .collect();
+    json(json!({"total_count": runs.len(), "check_runs": runs}))
+}
+
+/// Apply a create or update body to `run`.
+fn apply_check_run(run: &mut CheckRun, body: &Value) {
+    if let Some(status) = body["status"].as_str() {
+        run.status = status.to_string();
+    }
+    if let Some(conclusion) = body["conclusion"].as_str() {
+        run.conclusion = Some(conclusion.to_string());
+        run.status = "completed".into();
+    }
+    if let Some(url) = body["details_url"].as_str() {
+        run.details_url = Some(url.to_string());
+    }
+    let output = &body["output"];
+    if let Some(title) = output["title"].as_str() {
+        run.title = title.to_string();
+    }
+    if let Some(summary) = output["summary"].as_str() {
+        run.summary = summary.to_string();
+    }
+    let added = output["annotations"].as_array().cloned().unwrap_or_default();
+    if !added.is_empty() {
+        run.batches.push(added.len());
+        run.annotations.extend(added);
+    }
+}
+
+fn create_check_run(s: &mut State, body: &Value) -> ResponseTemplate {
+    check_run_shape(s, body, true);
+    let mut run = CheckRun {
+        id: s.id(),
+        name: body["name"].as_str().unwrap_or_default().into(),
+        head_sha: body["head_sha"].as_str().unwrap_or_default().into(),
+        external_id: body["external_id"].as_str().unwrap_or_default().into(),
+        status: "queued".into(),
+        ..CheckRun::default()
+    };
+    apply_check_run(&mut run, body);
+    let answer = check_run_json(&run);
+    s.check_runs.push(run);
+    created(answer)
+}
+
+fn update_check_run(s: &mut State, id: u64, body: &Value) -> ResponseTemplate {
+    check_run_shape(s, body, false);
+    match s.check_runs.iter_mut().find(|r| r.id == id) {
+        Some(run) => {
+            apply_check_run(run, body);
+            json(check_run_json(run))
+        }
+        None => not_found("check run"),
+    }
 }

@@ -72,6 +72,30 @@ pub struct State {
     pub writers: Vec<String>,
     /// Whose write access the publisher asked about, in order.
     pub permission_checks: Vec<String>,
+    /// GitHub check runs, as created and updated.
+    pub check_runs: Vec<CheckRun>,
+    /// Check-run requests answered 403, as a token without `checks: write` gets.
+    pub deny_checks: bool,
+    /// Azure DevOps pull request statuses, each request body as posted.
+    pub statuses: Vec<Value>,
+}
+
+/// A GitHub check run as the fake keeps it.
+#[derive(Clone, Debug, Default)]
+pub struct CheckRun {
+    pub id: u64,
+    pub name: String,
+    pub head_sha: String,
+    pub external_id: String,
+    pub status: String,
+    pub conclusion: Option<String>,
+    pub title: String,
+    pub summary: String,
+    pub details_url: Option<String>,
+    /// Every annotation added, in order (the Checks API only ever adds).
+    pub annotations: Vec<Value>,
+    /// How many annotations each request that carried some added.
+    pub batches: Vec<usize>,
 }
 
 impl Default for State {
@@ -89,6 +113,9 @@ impl Default for State {
             author: AUTHOR.into(),
             writers: vec![PERSON.into(), "erin".into()],
             permission_checks: Vec::new(),
+            check_runs: Vec::new(),
+            deny_checks: false,
+            statuses: Vec::new(),
         }
     }
 }

@@ -1,0 +1,135 @@
+//! The run's verdict where each host shows one: a GitHub check run with an
+//! annotation per finding, an Azure DevOps pull request status, and, for
+//! GitLab, the Code Quality report the job publishes as an artifact
+//! (`--codequality PATH`). Findings a person dismissed count toward none of them.
+
+use super::Poster;
+use super::scope::Scope;
+use crate::interrupt;
+use anyhow::{Context, Result};
+use gauntlet_publish::{Status, Verdict};
+use gauntlet_review::Review;
+use gauntlet_review::contract::Severity;
+use gauntlet_review::review::Published;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+
+/// The published findings nobody dismissed, in rank order.
+pub fn counted<'r>(review: &'r Review, dismissed: &BTreeSet<String>) -> Vec<&'r Published> {
+    review.published.iter().filter(|p| !dismissed.contains(&p.id)).collect()
+}
+
+/// What the run decided: advisory unless blocking applies (`block`), then
+/// failed when a finding nobody dismissed reaches that severity.
+pub fn verdict(findings: &[&Published], block: Option<Severity>) -> Verdict {
+    match block {
+        None => Verdict::Advisory,
+        Some(min) if findings.iter().any(|p| p.severity.weight() >= min.weight()) => Verdict::Failed,
+        Some(_) => Verdict::Passed,
+    }
+}
+
+/// The status of this run, for the hosts that show one.
+pub fn build<'r>(
+    review: &'r Review,
+    dismissed: &BTreeSet<String>,
+    block: Option<Severity>,
+    scope: &Scope,
+    details_url: Option<String>,
+) -> Status<'r> {
+    let findings = counted(review, dismissed);
+    let mut notes = Vec::new();
+    if let Scope::Since { last } = scope {
+        notes.push(format!(
+            "Incremental review: only what changed since {} was reviewed; findings on other files stay in their \
+             comments and are not repeated here.",
+            &last[..last.len().min(12)]
+        ));
+    }
+    Status {
+        verdict: verdict(&findings, block),
+        fail_on: block,
+        dismissed: review.published.len() - findings.len(),
+        findings,
+        notes,
+        details_url,
+    }
+}
+
+/// Show `status` on the host, when the pull request could be reached. Never
+/// fails the run: a token that may not (GitHub without `checks: write`) gets one
+/// note in the log, and the review, its comments and the exit code stand.
+pub fn report(runtime: &tokio::runtime::Runtime, poster: &Poster, head: &str, status: &Status<'_>) {
+    let Ok((host, _)) = poster else { return };
+    let guard = interrupt::posting();
+    let outcome = runtime.block_on(host.report_status(head, status));
+    drop(guard);
+    let why = match outcome {
+        Ok(Some(line)) => {
+            crate::progress::say!("gauntlet: {line}");
+            return;
+        }
+        Ok(None) => return,
+        Err(e) => e,
+    };
+    let refused = why.is_denied() || matches!(why, gauntlet_publish::PublishError::Http { status: 404, .. });
+    let hint = match (refused, host.name()) {
+        (true, "GitHub") => {
+            "; the `gauntlet` check run needs the optional workflow permission `checks: write` (a pull request \
+             from a fork never gets it)"
+        }
+        (true, _) => "; the pipeline's identity needs \"Contribute to pull requests\" to post a pull request status",
+        (false, _) => "",
+    };
+    eprintln!(
+        "gauntlet: note: no status was shown on the pull request: {why}{hint}. The review and its comments are \
+         posted as usual, and the exit code does not depend on it."
+    );
+}
+
+/// Write the GitLab Code Quality report of `findings` to `path`, whole or not
+/// at all: into a temporary file beside it, then renamed over it.
+pub fn write_codequality(path: &Path, findings: &[&Published]) -> Result<()> {
+    let text = gauntlet_report::codequality::report(findings.iter().copied());
+    write_atomic(path, text.as_bytes())
+        .with_context(|| format!("cannot write the Code Quality report {}", path.display()))
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::Builder::new().prefix(".gauntlet-codequality").tempfile_in(dir)?;
+    file.write_all(bytes)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_no_file_and_no_temporary_one() {
+        let dir = tempfile::tempdir().unwrap();
+        // A directory where the report should go: the rename fails after the write.
+        let target = dir.path().join("report.json");
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("keep"), "x").unwrap();
+        assert!(write_codequality(&target, &[]).is_err());
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("report.json")], "no temporary file is left behind");
+    }
+
+    #[test]
+    fn a_report_replaces_the_old_one_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("gl-code-quality-report.json");
+        std::fs::write(&target, "x".repeat(10_000)).unwrap();
+        write_codequality(&target, &[]).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "[]\n");
+    }
+}
