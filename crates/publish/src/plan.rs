@@ -6,8 +6,10 @@
 //! match still matches a thread on the same path whose claim overlaps its own
 //! by at least [`TWIN_OVERLAP`], so a model rewording its evidence does not
 //! open a second thread. A thread dismissed as [`crate::dismissal`] defines it
-//! keeps its finding quiet; one resolved by anyone else is reopened while its
-//! finding stands, so hiding a thread does not make a finding go away.
+//! keeps its finding quiet, and only that finding: a dismissed thread is matched
+//! by exact fingerprint, never by claim overlap (see `match_threads`). One
+//! resolved by anyone else is reopened while its finding stands, so hiding a
+//! thread does not make a finding go away.
 //!
 //! A reviewed fix (`gauntlet ci --suggest`) rides on the comment a run creates:
 //! when it can be the host's suggestion, the comment is placed on exactly the
@@ -251,12 +253,24 @@ enum Match {
 /// Exact fingerprints first, for every candidate, then claim overlap on the
 /// same path among the threads left, so a fuzzy match never takes a thread
 /// another finding owns outright.
+///
+/// A dismissed thread is matched by its exact fingerprint only. A person
+/// dismissed the finding they saw; a finding that merely shares most words of
+/// its claim (a short claim shares 80% easily) may be another defect, perhaps a
+/// more severe one. Of the two guards possible (same fingerprint, or a severity
+/// no higher than the dismissed one) this is the stricter: a severity guard
+/// would still let one dismissal silence a different defect of equal or lower
+/// severity. The cost is that a finding whose fingerprint drifted is raised
+/// again after a dismissal, which a person sees and can dismiss again; the
+/// other way round a real defect would go unseen.
 fn match_threads(known: &[Option<Known<'_>>], candidates: &[Candidate<'_>]) -> Vec<Match> {
     let mut result = vec![Match::None; candidates.len()];
     let mut taken = vec![false; known.len()];
     let exact = |k: &Known<'_>, p: &Published| k.marker.id == p.id;
     let fuzzy = |k: &Known<'_>, p: &Published| {
-        k.thread.path == path_of(p) && claim_overlap(&k.claim, &text(&p.claim)) >= TWIN_OVERLAP
+        k.state != State::Dismissed
+            && k.thread.path == path_of(p)
+            && claim_overlap(&k.claim, &text(&p.claim)) >= TWIN_OVERLAP
     };
     for pass in [&exact as &dyn Fn(&Known<'_>, &Published) -> bool, &fuzzy] {
         for (i, c) in candidates.iter().enumerate() {
