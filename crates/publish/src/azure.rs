@@ -5,7 +5,7 @@
 //! that a branch policy requiring resolved comments is never blocked by it.
 
 use crate::PublishError;
-use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
+use crate::host::{CodeHost, Edited, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
 use crate::http::{Client, encode, string};
 use crate::marker::{FindingMarker, OverviewMarker};
 use async_trait::async_trait;
@@ -220,7 +220,11 @@ fn classify(t: &Value, me: &str, existing: &mut Existing) {
             replies: comments[1..]
                 .iter()
                 .filter(|c| author(c) != me)
-                .filter_map(|c| Some(Reply { author: person(&c["author"])?, body: c["content"].as_str()?.to_string() }))
+                // Azure DevOps lets only a comment's author edit it.
+                .filter_map(|c| {
+                    let (author, body) = (person(&c["author"])?, c["content"].as_str()?.to_string());
+                    Some(Reply { author, body, edited: Edited::NotByOthers })
+                })
                 .collect(),
             // Azure DevOps comments take likes only: no negative reaction exists.
             thumbs_down: Vec::new(),

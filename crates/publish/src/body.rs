@@ -12,6 +12,7 @@ use crate::marker::{FindingMarker, OverviewMarker, strip};
 use crate::suggest::{Dialect, ReviewedFix};
 use gauntlet_report::markdown::{code, fenced, paragraph, text};
 use gauntlet_review::Review;
+use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
 use std::fmt::Write as _;
 
@@ -96,6 +97,17 @@ pub fn parse(body: &str) -> Option<Parsed> {
     Some(Parsed { header: first.trim().to_string(), claim: blocks.next()?.trim().to_string() })
 }
 
+/// The severity a body [`inline`] wrote names in its header (`**high** · …`).
+pub fn severity(body: &str) -> Option<Severity> {
+    let header = parse(body)?.header;
+    match header.strip_prefix("**")?.split("**").next()? {
+        "high" => Some(Severity::High),
+        "medium" => Some(Severity::Medium),
+        "low" => Some(Severity::Low),
+        _ => None,
+    }
+}
+
 /// The body of a comment the pipeline resolves: the old text under a banner,
 /// its marker saying the pipeline did it.
 pub fn resolved(body: &str, id: &str, head: &str) -> String {
@@ -161,8 +173,14 @@ pub struct DismissalLines {
     pub ignored: Vec<String>,
 }
 
+/// Lines of ignored dismissals shown at most; the rest are counted.
+pub const MAX_IGNORED_LINES: usize = 10;
+
 /// Who dismissed which finding, and which attempts did not count and why.
-/// Names and reasons are people's text and are escaped.
+/// Attempts by the same person, in the same form, not counted for the same
+/// reason, are one line with the number of findings; at most
+/// [`MAX_IGNORED_LINES`] such lines, then how many more. Names and reasons are
+/// people's text and are escaped.
 pub fn dismissal_lines(threads: &[Thread], dismissals: &Dismissals) -> DismissalLines {
     let what = |t: usize| {
         let thread = &threads[t];
@@ -177,17 +195,35 @@ pub fn dismissal_lines(threads: &[Thread], dismissals: &Dismissals) -> Dismissal
             format!("- {}: **{}** {}{reason}", what(c.thread), text(&c.by.name), c.form)
         })
         .collect();
-    let ignored = dismissals
-        .ignored
+    // (who, how, why) in first-seen order, with the threads each covers.
+    let mut groups: Vec<((String, String, String), Vec<usize>)> = Vec::new();
+    for i in &dismissals.ignored {
+        let why = match &i.why {
+            Why::Unchecked(message) => format!("the host could not say whether they may write ({})", text(message)),
+            Why::EditedBy(editor) => format!("the reply was edited by {}, not by its author", text(editor)),
+            why => why.to_string(),
+        };
+        let key = (text(&i.by.name), i.form.to_string(), why);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, threads)) => threads.push(i.thread),
+            None => groups.push((key, vec![i.thread])),
+        }
+    }
+    let mut ignored: Vec<String> = groups
         .iter()
-        .map(|i| {
-            let why = match &i.why {
-                Why::Unchecked(message) => format!("the host could not say whether they may write ({})", text(message)),
-                why => why.to_string(),
+        .take(MAX_IGNORED_LINES)
+        .map(|((who, how, why), threads)| {
+            let on = match threads[..] {
+                [one] => what(one),
+                _ => format!("{} findings", threads.len()),
             };
-            format!("- {}: {} {}, not counted: {why}", what(i.thread), text(&i.by.name), i.form)
+            format!("- {on}: {who} {how}, not counted: {why}")
         })
         .collect();
+    if groups.len() > MAX_IGNORED_LINES {
+        let rest: usize = groups[MAX_IGNORED_LINES..].iter().map(|(_, t)| t.len()).sum();
+        ignored.push(format!("- …and {rest} more attempts that did not count: see the pull request's threads."));
+    }
     DismissalLines { counted, ignored }
 }
 
@@ -244,8 +280,9 @@ pub fn overview(review: &Review, marker: &OverviewMarker, facts: &OverviewFacts<
     findings(&mut out, "Findings not placed inline", &facts.findings);
     let unverified: Vec<&Published> = review.unverified.iter().collect();
     findings(&mut out, "Could not be verified either way (not published: check by hand)", &unverified);
-    dismissal_section(&mut out, &facts.dismissals);
+    // Coverage before dismissals: what was not reviewed must survive the size cap.
     coverage(&mut out, review);
+    dismissal_section(&mut out, &facts.dismissals);
     out
 }
 
@@ -257,7 +294,11 @@ fn summary(review: &Review, facts: &OverviewFacts<'_>) -> String {
         facts.findings.len()
     )];
     if review.published.is_empty() {
-        parts = vec!["No findings.".to_string()];
+        // The same words the report formats use: an incomplete review is no clean bill.
+        parts = vec![match gauntlet_report::coverage::counts(review) {
+            None => "No findings.".to_string(),
+            Some(counts) => format!("No findings published, but coverage is incomplete: {counts} (see below)."),
+        }];
     }
     if facts.dismissed > 0 {
         parts.push(format!("{} dismissed earlier, not raised again.", plural(facts.dismissed, "finding", "findings")));
@@ -462,7 +503,7 @@ mod answer_tests {
     fn a_finding_the_overview_holds_keeps_its_other_places_and_test_gaps() {
         let p = Published { inline: false, ..clustered() };
         let review = Review { published: vec![p.clone()], ..Review::default() };
-        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into() };
+        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None };
         let facts = OverviewFacts { findings: vec![&p], ..OverviewFacts::default() };
         let body = overview(&review, &marker, &facts);
         assert!(body.contains("**Also at** `web/client.ts:4`"), "{body}");
@@ -472,11 +513,87 @@ mod answer_tests {
     #[test]
     fn an_unchecked_disproof_is_headed_as_the_validators_rejected_disproof() {
         let review = Review { unverified: vec![unverified()], ..Review::default() };
-        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into() };
+        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None };
         let body = overview(&review, &marker, &OverviewFacts::default());
         assert!(body.contains("**The validator's rejected disproof** (disproof cited"), "{body}");
         assert!(!body.contains("Why it stands"), "{body}");
         let stands = Published { gap: None, confidence: 75, ..unverified() };
         assert!(inline(&stands).contains("**Why it stands** (validator confidence 75): gateway/policy.rego:12"));
+    }
+}
+
+#[cfg(test)]
+mod overview_tests {
+    use super::*;
+    use crate::dismissal::{Form, Ignored, Verb};
+    use crate::host::{Handle, Person};
+    use gauntlet_review::review::{Gap, NotReviewed};
+
+    fn marker() -> OverviewMarker {
+        OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None }
+    }
+
+    fn gappy() -> Review {
+        let gap =
+            Gap { step: "find".into(), reviewer: Some("security".into()), finding: None, message: "timed out".into() };
+        let skipped = NotReviewed { path: "src/big.rs".into(), reason: "too large".into(), ignored: false };
+        Review { gaps: vec![gap], not_reviewed: vec![skipped], ..Review::default() }
+    }
+
+    #[test]
+    fn an_incomplete_review_with_nothing_published_does_not_say_no_findings() {
+        let body = overview(&gappy(), &marker(), &OverviewFacts::default());
+        assert!(!body.contains("No findings."), "{body}");
+        assert!(
+            body.contains("No findings published, but coverage is incomplete: 1 coverage gap, 1 file not reviewed")
+        );
+        let clean = overview(&Review::default(), &marker(), &OverviewFacts::default());
+        assert!(clean.contains("No findings."), "{clean}");
+    }
+
+    #[test]
+    fn ignored_attempts_are_capped_and_coverage_comes_before_them() {
+        let threads: Vec<Thread> = (0..200)
+            .map(|i| Thread {
+                handle: Handle { thread: format!("t{i}"), comment: format!("c{i}") },
+                path: format!("src/f{i}.rs"),
+                body: format!("<!-- gauntlet:finding v1 id=f{i} -->\n\nclaim"),
+                resolved: false,
+                resolved_by: None,
+                replies: vec![],
+                thumbs_down: vec![],
+            })
+            .collect();
+        // 200 people (a long reason each, as the host's answer would be) and one who tried 5 times.
+        let mut ignored: Vec<Ignored> = (0..200)
+            .map(|i| Ignored {
+                thread: i,
+                by: Person { id: format!("u{i}"), name: format!("user{i}") },
+                form: Form::Reaction,
+                why: Why::Unchecked("x".repeat(400)),
+            })
+            .collect();
+        let repeat = Person { id: "m".into(), name: "mallory".into() };
+        ignored.splice(
+            0..0,
+            (0..5).map(|t| Ignored {
+                thread: t,
+                by: repeat.clone(),
+                form: Form::Command(Verb::Dismiss),
+                why: Why::NoWrite,
+            }),
+        );
+        let lines = dismissal_lines(&threads, &Dismissals { counted: vec![], ignored });
+        assert_eq!(lines.ignored.len(), MAX_IGNORED_LINES + 1, "{:?}", lines.ignored);
+        assert!(
+            lines.ignored[0].starts_with("- 5 findings: mallory replied `/gauntlet dismiss`"),
+            "{}",
+            lines.ignored[0]
+        );
+        assert!(lines.ignored[MAX_IGNORED_LINES].contains("and 191 more"), "{}", lines.ignored[MAX_IGNORED_LINES]);
+        let facts = OverviewFacts { dismissals: lines, ..OverviewFacts::default() };
+        let body = overview(&gappy(), &marker(), &facts);
+        let (coverage, dismissals) = (body.find("### Coverage").unwrap(), body.find("### Dismissals").unwrap());
+        assert!(coverage < dismissals && body.contains("not reviewed: `src/big.rs`"), "{body}");
     }
 }

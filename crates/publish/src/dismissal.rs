@@ -9,7 +9,12 @@
 //!   leave [`Thread::resolved_by`] empty for them);
 //! - left the host's negative reaction on the pipeline's comment.
 //!
-//! Free text never dismisses, whatever it says. Allowed means: the host reports
+//! Free text never dismisses, whatever it says, and a command reply that someone
+//! other than its author edited never counts: the words would no longer be the
+//! author's. Only GitHub says who last edited a comment; GitLab's REST notes and
+//! Azure DevOps comments do not (Azure DevOps lets only a comment's author edit
+//! it; GitLab lets people with the Maintainer role edit others' notes, which this
+//! cannot see). Allowed means: the host reports
 //! the person as able to write to the repository ([`CodeHost::may_write`]),
 //! asked once per person per run; the pull request's author only when
 //! [`Policy::author_may_dismiss`] is set, and then for all three forms.
@@ -17,7 +22,7 @@
 //! [`assess`] is the pure decision over recorded events and a permission oracle;
 //! [`check`] asks the host about the people involved and then calls it.
 
-use crate::host::{CodeHost, Existing, Person, Thread};
+use crate::host::{CodeHost, Edited, Existing, Person, Thread};
 use crate::marker::FindingMarker;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -103,20 +108,29 @@ pub struct Event<'t> {
     pub by: &'t Person,
     pub form: Form,
     pub reason: Option<String>,
+    /// Someone other than `by` edited the reply that holds the command.
+    pub edited: Option<Why>,
 }
 
 /// Every dismissing act recorded on `thread`: commands in reply order, then the
 /// resolution, then reactions.
 pub fn events(thread: &Thread) -> Vec<Event<'_>> {
     let commands = thread.replies.iter().filter_map(|r| {
-        command(&r.body).map(|c| Event { by: &r.author, form: Form::Command(c.verb), reason: c.reason })
+        let edited = match &r.edited {
+            Edited::NotByOthers => None,
+            Edited::By(editor) if editor.id == r.author.id => None,
+            Edited::By(editor) => Some(Why::EditedBy(editor.name.clone())),
+            Edited::ByUnknown => Some(Why::EditedBy("someone the host does not name".into())),
+        };
+        command(&r.body).map(|c| Event { by: &r.author, form: Form::Command(c.verb), reason: c.reason, edited })
     });
     let resolution = thread.resolved_by.iter().filter(|_| thread.resolved).map(|by| Event {
         by,
         form: Form::Resolution,
         reason: None,
+        edited: None,
     });
-    let reactions = thread.thumbs_down.iter().map(|by| Event { by, form: Form::Reaction, reason: None });
+    let reactions = thread.thumbs_down.iter().map(|by| Event { by, form: Form::Reaction, reason: None, edited: None });
     commands.chain(resolution).chain(reactions).collect()
 }
 
@@ -150,6 +164,9 @@ pub enum Why {
     Unchecked(String),
     /// The thread is resolved, but the host did not say by whom.
     Unattributed,
+    /// The reply was last edited by someone else (named), so it may not say
+    /// what its author wrote.
+    EditedBy(String),
 }
 
 impl fmt::Display for Why {
@@ -163,6 +180,7 @@ impl fmt::Display for Why {
             Why::Unattributed => {
                 f.write_str("the host did not say who resolved it; a `/gauntlet dismiss REASON` reply works instead")
             }
+            Why::EditedBy(editor) => write!(f, "the reply was edited by {editor}, not by its author"),
         }
     }
 }
@@ -205,7 +223,7 @@ fn is_author(person: &Person, author: Option<&Person>) -> bool {
 pub fn to_check<'t>(threads: &'t [Thread], author: Option<&Person>) -> Vec<&'t Person> {
     let mut people: BTreeMap<&str, &Person> = BTreeMap::new();
     for event in threads.iter().flat_map(events) {
-        if !is_author(event.by, author) {
+        if event.edited.is_none() && !is_author(event.by, author) {
             people.entry(event.by.id.as_str()).or_insert(event.by);
         }
     }
@@ -222,8 +240,10 @@ pub fn assess(
 ) -> Dismissals {
     let mut out = Dismissals::default();
     for (t, thread) in threads.iter().enumerate() {
-        for Event { by, form, reason } in events(thread) {
-            let why = if is_author(by, author) {
+        for Event { by, form, reason, edited } in events(thread) {
+            let why = if edited.is_some() {
+                edited
+            } else if is_author(by, author) {
                 (!policy.author_may_dismiss).then_some(Why::Author)
             } else {
                 match access(by) {

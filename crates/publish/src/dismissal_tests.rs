@@ -1,5 +1,5 @@
 use super::*;
-use crate::host::{Handle, Reply};
+use crate::host::{Edited, Handle, Reply};
 
 fn person(name: &str) -> Person {
     Person { id: format!("id-{name}"), name: name.into() }
@@ -19,7 +19,7 @@ fn thread() -> Thread {
 
 fn replied(by: &str, body: &str) -> Thread {
     let mut t = thread();
-    t.replies.push(Reply { author: person(by), body: body.into() });
+    t.replies.push(Reply { author: person(by), body: body.into(), edited: Edited::NotByOthers });
     t
 }
 
@@ -153,7 +153,7 @@ fn an_unanswered_permission_question_ignores_the_act_and_says_why() {
 fn each_person_is_asked_about_once_and_the_author_not_at_all() {
     let mut a = replied("alice", "/gauntlet dismiss");
     a.thumbs_down.push(person("alice"));
-    a.replies.push(Reply { author: person("paul"), body: "/gauntlet dismiss".into() });
+    a.replies.push(Reply { author: person("paul"), body: "/gauntlet dismiss".into(), edited: Edited::NotByOthers });
     let b = replied("alice", "/gauntlet false-positive");
     let threads = [a, b];
     let names: Vec<&str> = to_check(&threads, Some(&person("paul"))).iter().map(|p| p.name.as_str()).collect();

@@ -20,7 +20,7 @@
 use crate::body;
 use crate::dismissal::Dismissals;
 use crate::host::{Anchor, Thread};
-use crate::marker::FindingMarker;
+use crate::marker::{FindingMarker, Held};
 use crate::suggest::{Dialect, ReviewedFix};
 use gauntlet_report::markdown::text;
 use gauntlet_review::adjudicate::{TWIN_OVERLAP, claim_overlap};
@@ -90,6 +90,14 @@ pub struct Plan {
     pub dismissed: Vec<usize>,
     /// Candidates sent to the overview only because the cap was reached.
     pub over_cap: usize,
+    /// Threads whose finding still stands though this run did not look at it
+    /// again: open, or resolved by someone whose resolution is no dismissal, on
+    /// a path this run did not review. They count toward `--fail-on`.
+    pub standing: Vec<usize>,
+    /// Findings an earlier overview held (no inline thread) on paths this run
+    /// did not review, and that nobody dismissed: they stand, and the new
+    /// overview keeps them ([`crate::sync::preview`] fills this in).
+    pub carried: Vec<Held>,
 }
 
 impl Plan {
@@ -177,10 +185,13 @@ pub fn plan_sync(threads: &[Thread], candidates: &[Candidate<'_>], opts: &Option
             plan.actions.push(Action::Resolve { thread: t, body: k.thread.body.clone() });
             continue;
         }
+        let reviewed = opts.reviewed.is_none_or(|paths| paths.contains(&k.thread.path));
+        if !reviewed && matches!(k.state, State::Open | State::ResolvedByOther) {
+            plan.standing.push(t);
+        }
         if k.state != State::Open {
             continue;
         }
-        let reviewed = opts.reviewed.is_none_or(|paths| paths.contains(&k.thread.path));
         plan.actions.push(if reviewed {
             Action::Resolve { thread: t, body: body::resolved(&k.thread.body, &k.marker.id, opts.head) }
         } else {
@@ -297,6 +308,6 @@ fn match_threads(known: &[Option<Known<'_>>], candidates: &[Candidate<'_>]) -> V
 }
 
 /// The path part of a finding's `path:LINE` location.
-fn path_of(p: &Published) -> &str {
+pub(crate) fn path_of(p: &Published) -> &str {
     p.location.rsplit_once(':').map_or(p.location.as_str(), |(path, _)| path)
 }
