@@ -198,6 +198,11 @@ fn classify(t: &Value, me: &str, existing: &mut Existing) {
     let author = |c: &Value| c["author"]["id"].as_str().unwrap_or_default().to_string();
     let body = first["content"].as_str().unwrap_or_default();
     if author(first) != me {
+        // Someone else's thread: where a `/gauntlet dismiss <finding id>` can be.
+        existing.general.extend(comments.iter().filter(|c| author(c) != me).filter_map(|c| {
+            let (author, body) = (person(&c["author"])?, c["content"].as_str()?.to_string());
+            Some(Reply { author, body, edited: Edited::NotByOthers })
+        }));
         return;
     }
     let handle = Handle { thread: t["id"].to_string(), comment: first["id"].to_string() };

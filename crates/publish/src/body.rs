@@ -6,7 +6,7 @@
 //! @-mentions. Evidence sits in a code fence longer than any backtick run it
 //! holds, where hosts render nothing.
 
-use crate::dismissal::{Dismissals, Why};
+use crate::dismissal::{Dismissals, Form, Why};
 use crate::host::{Anchor, Thread};
 use crate::marker::{FindingMarker, OverviewMarker, strip};
 use crate::suggest::{Dialect, ReviewedFix};
@@ -187,41 +187,48 @@ pub fn dismissal_lines(threads: &[Thread], dismissals: &Dismissals) -> Dismissal
         let id = FindingMarker::parse(&thread.body).map(|m| m.id).unwrap_or_default();
         format!("{} (finding {})", code(&thread.path), code(&id))
     };
-    let counted = dismissals
+    let by_id = |id: &str| format!("finding {} (a pull request comment)", code(id));
+    let because = |reason: Option<&str>| reason.map(|r| format!(": {}", text(r))).unwrap_or_default();
+    let threads_counted = dismissals
         .counted
         .iter()
-        .map(|c| {
-            let reason = c.reason.as_deref().map(|r| format!(": {}", text(r))).unwrap_or_default();
-            format!("- {}: **{}** {}{reason}", what(c.thread), text(&c.by.name), c.form)
-        })
-        .collect();
-    // (who, how, why) in first-seen order, with the threads each covers.
-    let mut groups: Vec<((String, String, String), Vec<usize>)> = Vec::new();
-    for i in &dismissals.ignored {
-        let why = match &i.why {
-            Why::Unchecked(message) => format!("the host could not say whether they may write ({})", text(message)),
-            Why::EditedBy(editor) => format!("the reply was edited by {}, not by its author", text(editor)),
-            why => why.to_string(),
-        };
-        let key = (text(&i.by.name), i.form.to_string(), why);
+        .map(|c| format!("- {}: **{}** {}{}", what(c.thread), text(&c.by.name), c.form, because(c.reason.as_deref())));
+    let ids_counted = dismissals.findings.iter().map(|f| {
+        let form = Form::Command(f.verb);
+        format!("- {}: **{}** {form}{}", by_id(&f.id), text(&f.by.name), because(f.reason.as_deref()))
+    });
+    let counted = threads_counted.chain(ids_counted).collect();
+    let why_text = |why: &Why| match why {
+        Why::Unchecked(message) => format!("the host could not say whether they may write ({})", text(message)),
+        Why::EditedBy(editor) => format!("the reply was edited by {}, not by its author", text(editor)),
+        why => why.to_string(),
+    };
+    let attempts =
+        dismissals.ignored.iter().map(|i| (what(i.thread), &i.by, i.form, &i.why)).chain(
+            dismissals.findings_ignored.iter().map(|(f, why)| (by_id(&f.id), &f.by, Form::Command(f.verb), why)),
+        );
+    // (who, how, why) in first-seen order, with what each attempt was on.
+    let mut groups: Vec<((String, String, String), Vec<String>)> = Vec::new();
+    for (on, by, form, why) in attempts {
+        let key = (text(&by.name), form.to_string(), why_text(why));
         match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, threads)) => threads.push(i.thread),
-            None => groups.push((key, vec![i.thread])),
+            Some((_, list)) => list.push(on),
+            None => groups.push((key, vec![on])),
         }
     }
     let mut ignored: Vec<String> = groups
         .iter()
         .take(MAX_IGNORED_LINES)
-        .map(|((who, how, why), threads)| {
-            let on = match threads[..] {
-                [one] => what(one),
-                _ => format!("{} findings", threads.len()),
+        .map(|((who, how, why), list)| {
+            let on = match &list[..] {
+                [one] => one.clone(),
+                _ => format!("{} findings", list.len()),
             };
             format!("- {on}: {who} {how}, not counted: {why}")
         })
         .collect();
     if groups.len() > MAX_IGNORED_LINES {
-        let rest: usize = groups[MAX_IGNORED_LINES..].iter().map(|(_, t)| t.len()).sum();
+        let rest: usize = groups[MAX_IGNORED_LINES..].iter().map(|(_, l)| l.len()).sum();
         ignored.push(format!("- …and {rest} more attempts that did not count: see the pull request's threads."));
     }
     DismissalLines { counted, ignored }
@@ -277,9 +284,9 @@ pub fn overview(review: &Review, marker: &OverviewMarker, facts: &OverviewFacts<
     if !facts.notes.is_empty() {
         out.push('\n');
     }
-    findings(&mut out, "Findings not placed inline", &facts.findings);
+    findings(&mut out, "Findings not placed inline", &facts.findings, true);
     let unverified: Vec<&Published> = review.unverified.iter().collect();
-    findings(&mut out, "Could not be verified either way (not published: check by hand)", &unverified);
+    findings(&mut out, "Could not be verified either way (not published: check by hand)", &unverified, false);
     // Coverage before dismissals: what was not reviewed must survive the size cap.
     coverage(&mut out, review);
     dismissal_section(&mut out, &facts.dismissals);
@@ -312,7 +319,9 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// A section of findings, cut short (with a count of what was left out) before
 /// the overview would outgrow [`OVERVIEW_LIMIT`].
-fn findings(out: &mut String, title: &str, list: &[&Published]) {
+/// `dismissable`: the findings are published and have no thread, so each says
+/// how to dismiss it by id.
+fn findings(out: &mut String, title: &str, list: &[&Published], dismissable: bool) {
     if list.is_empty() {
         return;
     }
@@ -323,6 +332,14 @@ fn findings(out: &mut String, title: &str, list: &[&Published]) {
         item.push_str(&fenced(&p.evidence));
         item.push_str(&validator_answer(p, "confidence"));
         also(&mut item, p);
+        if dismissable {
+            let _ = write!(
+                item,
+                "_Not a real problem? Comment on the pull request with `/gauntlet dismiss {} REASON` as the first \
+                 line; only people with write access to the repository can dismiss._\n\n",
+                p.id.chars().filter(char::is_ascii_alphanumeric).collect::<String>()
+            );
+        }
         if out.len() + item.len() > OVERVIEW_LIMIT {
             let _ = writeln!(out, "…and {} more: see the job log for the full review.\n", list.len() - i);
             return;
@@ -583,7 +600,7 @@ mod overview_tests {
                 why: Why::NoWrite,
             }),
         );
-        let lines = dismissal_lines(&threads, &Dismissals { counted: vec![], ignored });
+        let lines = dismissal_lines(&threads, &Dismissals { ignored, ..Dismissals::default() });
         assert_eq!(lines.ignored.len(), MAX_IGNORED_LINES + 1, "{:?}", lines.ignored);
         assert!(
             lines.ignored[0].starts_with("- 5 findings: mallory replied `/gauntlet dismiss`"),

@@ -18,10 +18,13 @@ const MAX_PAGES: usize = 20;
 
 /// The review threads, each with its opening comment (and that comment's
 /// thumbs-down reactions) and its first 100 comments; longer lists are paged.
-const THREADS: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){author{login} reviewThreads(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved resolvedBy{login} path head:comments(first:1){nodes{id databaseId body author{login} reactions(content:THUMBS_DOWN,first:100){pageInfo{hasNextPage endCursor} nodes{user{login}}}}} comments(first:100){pageInfo{hasNextPage endCursor} nodes{databaseId body author{login} lastEditedAt editor{login}}}}}}}}";
+const THREADS: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){id author{login} comments(first:100){pageInfo{hasNextPage endCursor} nodes{body author{login} lastEditedAt editor{login}}} reviewThreads(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved resolvedBy{login} path head:comments(first:1){nodes{id databaseId body author{login} reactions(content:THUMBS_DOWN,first:100){pageInfo{hasNextPage endCursor} nodes{user{login}}}}} comments(first:100){pageInfo{hasNextPage endCursor} nodes{databaseId body author{login} lastEditedAt editor{login}}}}}}}}";
 
 /// A thread's comments after `cursor`.
 const MORE_COMMENTS: &str = "query($id:ID!,$cursor:String){node(id:$id){... on PullRequestReviewThread{comments(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{databaseId body author{login} lastEditedAt editor{login}}}}}}";
+
+/// The pull request's own comments after `cursor`.
+const MORE_PR_COMMENTS: &str = "query($id:ID!,$cursor:String){node(id:$id){... on PullRequest{comments(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{body author{login} lastEditedAt editor{login}}}}}}";
 
 /// A comment's thumbs-down reactions after `cursor`.
 const MORE_REACTIONS: &str = "query($id:ID!,$cursor:String){node(id:$id){... on PullRequestReviewComment{reactions(content:THUMBS_DOWN,first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{user{login}}}}}}";
@@ -121,18 +124,27 @@ impl GitHub {
         Ok(None)
     }
 
-    /// The pipeline's review threads, the pull request's author, and what could
-    /// not be read in full.
-    async fn threads(&self) -> Result<(Vec<Thread>, Option<Person>, Vec<String>), PublishError> {
+    /// The pipeline's review threads, the pull request's author, comments on the
+    /// pull request by others, and what could not be read in full.
+    async fn threads(&self) -> Result<(Vec<Thread>, Option<Person>, Vec<Reply>, Vec<String>), PublishError> {
         let mut threads = Vec::new();
         let mut author = None;
+        let mut general = Vec::new();
         let mut unread = Vec::new();
         let mut cursor = Value::Null;
         for page in 1.. {
             let vars = json!({"owner": self.owner, "name": self.name, "number": self.number, "cursor": cursor});
             let answer = self.graphql(THREADS, vars, "list the review threads").await?;
             let pr = &answer["data"]["repository"]["pullRequest"];
-            author = author.or_else(|| person(&pr["author"]));
+            if page == 1 {
+                author = person(&pr["author"]);
+                let id = pr["id"].as_str().unwrap_or_default();
+                let (comments, cut) = self.pages(&pr["comments"], MORE_PR_COMMENTS, id, "comments").await?;
+                if cut {
+                    unread.push(format!("pull request comments after the first {}", comments.len()));
+                }
+                general = self.replies(&comments, 0);
+            }
             let list = &pr["reviewThreads"];
             for node in list["nodes"].as_array().into_iter().flatten() {
                 threads.extend(self.thread(node, &mut unread).await?);
@@ -146,7 +158,20 @@ impl GitHub {
             }
             cursor = list["pageInfo"]["endCursor"].clone();
         }
-        Ok((threads, author, unread))
+        Ok((threads, author, general, unread))
+    }
+
+    /// The comments in `comments` from index `skip` on that are not the pipeline's.
+    fn replies(&self, comments: &[Value], skip: usize) -> Vec<Reply> {
+        comments
+            .iter()
+            .skip(skip)
+            .filter(|c| !self.is_pipeline(c["author"]["login"].as_str()))
+            .filter_map(|c| {
+                let author = person(&c["author"])?;
+                Some(Reply { edited: self.edited(c, &author), author, body: c["body"].as_str()?.to_string() })
+            })
+            .collect()
     }
 
     /// A review thread, when the pipeline opened it with a finding marker, with
@@ -168,15 +193,7 @@ impl GitHub {
         if cut {
             unread.push(format!("thumbs-down reactions on `{path}` after the first {}", reactions.len()));
         }
-        let replies = comments
-            .iter()
-            .skip(1)
-            .filter(|c| !self.is_pipeline(c["author"]["login"].as_str()))
-            .filter_map(|c| {
-                let author = person(&c["author"])?;
-                Some(Reply { edited: self.edited(c, &author), author, body: c["body"].as_str()?.to_string() })
-            })
-            .collect();
+        let replies = self.replies(&comments, 1);
         let resolved_by = person(&node["resolvedBy"]).filter(|p| !self.is_pipeline(Some(&p.id)));
         let thumbs_down =
             reactions.iter().filter_map(|r| person(&r["user"])).filter(|p| !self.is_pipeline(Some(&p.id))).collect();
@@ -258,8 +275,8 @@ impl CodeHost for GitHub {
     async fn existing(&self, _head: &str) -> Result<Existing, PublishError> {
         // GitHub accepts comments on any commit of the pull request, so a
         // newer push does not block placing them on the reviewed head.
-        let (threads, author, unread) = self.threads().await?;
-        Ok(Existing { overview: self.overview().await?, threads, inline_blocked: None, author, unread })
+        let (threads, author, general, unread) = self.threads().await?;
+        Ok(Existing { overview: self.overview().await?, threads, inline_blocked: None, author, general, unread })
     }
 
     async fn create(&self, head: &str, comments: &[NewComment]) -> Result<(), PublishError> {

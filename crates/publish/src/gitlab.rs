@@ -127,6 +127,12 @@ fn classify(d: &Value, me: &str, existing: &mut Existing) {
     let author = |n: &Value| n["author"]["id"].to_string();
     let body = first["body"].as_str().unwrap_or_default();
     if author(first) != me {
+        // Someone else's discussion: where a `/gauntlet dismiss <finding id>` can be.
+        let others = notes.iter().filter(|n| author(n) != me);
+        existing.general.extend(others.filter_map(|n| {
+            let author = person(&n["author"])?;
+            Some(Reply { author, body: n["body"].as_str()?.to_string(), edited: Edited::NotByOthers })
+        }));
         return;
     }
     let handle = Handle { thread: d["id"].as_str().unwrap_or_default().to_string(), comment: first["id"].to_string() };

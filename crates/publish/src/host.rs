@@ -101,6 +101,10 @@ pub struct Existing {
     pub inline_blocked: Option<String>,
     /// Who opened the pull request, when the host says.
     pub author: Option<Person>,
+    /// Comments on the pull request outside the pipeline's threads, by anyone but
+    /// the pipeline, oldest first: where `/gauntlet dismiss <finding id>` is read
+    /// for findings that have no thread of their own.
+    pub general: Vec<Reply>,
     /// What could not be read in full (a listing cut at its page cap): the
     /// overview says so, since a dismissal may be in the part not read.
     pub unread: Vec<String>,

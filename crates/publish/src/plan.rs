@@ -127,8 +127,11 @@ struct Known<'t> {
     state: State,
 }
 
-fn known(thread: &Thread, dismissed: bool) -> Option<Known<'_>> {
+/// Thread `t` as the plan sees it. A command naming its finding by id
+/// dismisses it as a command in the thread would.
+fn known<'t>(thread: &'t Thread, t: usize, dismissals: &Dismissals) -> Option<Known<'t>> {
     let marker = FindingMarker::parse(&thread.body)?;
+    let dismissed = dismissals.is_dismissed(t) || dismissals.is_finding_dismissed(&marker.id);
     let claim = body::parse(&thread.body).map(|p| p.claim).unwrap_or_default();
     let state = if dismissed {
         State::Dismissed
@@ -146,12 +149,21 @@ fn known(thread: &Thread, dismissed: bool) -> Option<Known<'_>> {
 /// cap bites, the most important findings get the comments.
 pub fn plan_sync(threads: &[Thread], candidates: &[Candidate<'_>], opts: &Options<'_>) -> Plan {
     let known: Vec<Option<Known<'_>>> =
-        threads.iter().enumerate().map(|(t, thread)| known(thread, opts.dismissals.is_dismissed(t))).collect();
+        threads.iter().enumerate().map(|(t, thread)| known(thread, t, opts.dismissals)).collect();
     let matches = match_threads(&known, candidates);
     let mut plan = Plan::default();
     let mut budget = opts.cap;
     let mut taken = vec![false; threads.len()];
     for (i, c) in candidates.iter().enumerate() {
+        // Dismissed by id (`/gauntlet dismiss <id>` outside its threads): a
+        // finding the overview holds has no other way to be dismissed.
+        if opts.dismissals.is_finding_dismissed(&c.finding.id) && !matches!(matches[i], Match::Dismissed(_)) {
+            if let Match::Thread(t) = matches[i] {
+                taken[t] = true;
+            }
+            plan.dismissed.push(i);
+            continue;
+        }
         match &matches[i] {
             Match::Dismissed(ts) => {
                 ts.iter().for_each(|&t| taken[t] = true);

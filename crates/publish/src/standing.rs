@@ -47,6 +47,6 @@ pub fn without_review(existing: &Existing, dismissals: &Dismissals) -> Option<Ve
     let nothing = BTreeSet::new();
     let opts = Options { cap: 0, reviewed: Some(&nothing), head: &marker.head, dialect: Dialect::Plain, dismissals };
     let mut plan = plan_sync(&existing.threads, &[], &opts);
-    plan.carried = held;
+    plan.carried = held.into_iter().filter(|h| !dismissals.is_finding_dismissed(&h.id)).collect();
     Some(standing(existing, &plan))
 }

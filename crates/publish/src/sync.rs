@@ -93,6 +93,7 @@ fn carried(existing: &Existing, request: &Request<'_>) -> Vec<Held> {
     old.unwrap_or_default()
         .into_iter()
         .filter(|h| !raised.contains(h.id.as_str()) && !reviewed.contains(&h.path))
+        .filter(|h| !request.dismissals.is_finding_dismissed(&h.id))
         .filter(|h| seen.insert(h.id.clone()))
         .collect()
 }

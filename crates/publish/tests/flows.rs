@@ -527,6 +527,29 @@ async fn earlier_findings_stand_until_reviewed_or_dismissed(fake: Fake) {
     assert_eq!(ids(&standing_now(&fake).await.unwrap()), vec![thread(a, "src/a.rs")]);
 }
 
+/// A finding outside the diff has no thread: a writer dismisses it by id in a
+/// comment on the pull request; anyone else's attempt is listed as ignored.
+async fn a_finding_only_the_overview_holds_is_dismissed_by_id(fake: Fake) {
+    let mut findings = run(0);
+    findings[2].inline = false;
+    publish(&fake, findings.clone()).await.unwrap();
+    let id = findings[2].id.clone();
+    let text = overview(&fake);
+    assert!(text.contains(&format!("`/gauntlet dismiss {id} REASON`")), "the overview says how: {text}");
+    assert_eq!(ids(&standing_now(&fake).await.unwrap()).len(), 3, "it stands until dismissed");
+    fake.state().add(None, None, fakes::READER, &format!("/gauntlet dismiss {id} not mine"));
+    assert_eq!(publish(&fake, findings.clone()).await.unwrap().dismissed, 0);
+    fake.state().add(None, None, fakes::PERSON, &format!("/gauntlet false-positive {id} the handler is internal"));
+    let summary = publish(&fake, findings.clone()).await.unwrap();
+    assert_eq!((summary.dismissed, summary.in_overview), (1, 0), "{summary:?}");
+    let text = overview(&fake);
+    assert!(!text.contains("except: pass"), "no longer listed: {text}");
+    assert!(text.contains(&format!("finding `{id}` (a pull request comment): **alice** replied `/gauntlet false-positive`: the handler is internal")), "{text}");
+    assert!(text.contains("mallory replied `/gauntlet dismiss`, not counted"), "{text}");
+    let left = ids(&standing_now(&fake).await.unwrap());
+    assert!(left.len() == 2 && left.iter().all(|(i, ..)| *i != id), "{left:?}");
+}
+
 #[tokio::test]
 async fn github_a_writers_thumbs_down_dismisses_and_a_readers_does_not() {
     a_writers_thumbs_down_dismisses_and_a_readers_does_not(fakes::github::start().await).await
@@ -573,6 +596,7 @@ for_each_host!(
     a_flood_of_replies_and_reactions_does_not_hide_a_dismissal,
     repeated_ignored_attempts_are_one_line,
     earlier_findings_stand_until_reviewed_or_dismissed,
+    a_finding_only_the_overview_holds_is_dismissed_by_id,
 );
 
 #[tokio::test]

@@ -123,6 +123,11 @@ fn comments(t: &FakeThread) -> Vec<Value> {
         .collect()
 }
 
+/// The pull request's own comments (not in a review thread), oldest first.
+fn general(s: &State) -> Vec<Value> {
+    s.threads.iter().filter(|t| t.path.is_none()).flat_map(comments).collect()
+}
+
 fn frowns(t: &FakeThread) -> Vec<Value> {
     t.thumbs_down.iter().map(|who| json!({"user": {"login": login(who, true)}})).collect()
 }
@@ -152,8 +157,12 @@ fn graphql(s: &mut State, body: &Value) -> ResponseTemplate {
             })
             .collect();
         let list = json!({"pageInfo": {"hasNextPage": false, "endCursor": null}, "nodes": nodes});
-        let pr = json!({"author": {"login": s.author}, "reviewThreads": list});
+        let pr = json!({"id": "P1", "author": {"login": s.author}, "reviewThreads": list,
+                        "comments": page(general(s), &Value::Null)});
         return json(json!({"data": {"repository": {"pullRequest": pr}}}));
+    }
+    if query.contains("node(id:") && query.contains("on PullRequest{") {
+        return json(json!({"data": {"node": {"comments": page(general(s), cursor)}}}));
     }
     if query.contains("node(id:") && query.contains("PullRequestReviewThread") {
         let Some(t) = number('T').and_then(|id| s.threads.iter().find(|t| t.id == id)) else {
