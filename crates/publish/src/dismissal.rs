@@ -17,9 +17,9 @@
 //! Free text never dismisses, whatever it says, and a command reply that someone
 //! other than its author edited never counts: the words would no longer be the
 //! author's. Only GitHub says who last edited a comment; GitLab's REST notes and
-//! Azure DevOps comments do not (Azure DevOps lets only a comment's author edit
-//! it; GitLab lets people with the Maintainer role edit others' notes, which this
-//! cannot see). Allowed means: the host reports
+//! Azure DevOps comments do not. Azure DevOps lets only a comment's author edit
+//! it; where GitLab's roles let someone else edit a note, that edit goes unseen
+//! (a known limit). Allowed means: the host reports
 //! the person as able to write to the repository ([`CodeHost::may_write`]),
 //! asked once per person per run; the pull request's author only when
 //! [`Policy::author_may_dismiss`] is set, and then for all three forms.
