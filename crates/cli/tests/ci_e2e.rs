@@ -350,3 +350,46 @@ async fn a_run_cut_short_by_timeout_posts_nothing_and_fails() {
     assert!(stderr.contains("--timeout") && stderr.contains("nothing was posted"), "{stderr}");
     assert_eq!(host.state().writes, 0, "a partial review would resolve threads it never got to");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rerun_of_the_same_head_keeps_failing_on_a_standing_finding_until_it_is_dismissed() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, fake) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    assert_eq!(run_ci(&ci, &host, &model, &["--fail-on", "high"]).await.0, 3);
+    let finds = fake.count("find");
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
+    assert_eq!(code, 3, "\"Re-run failed jobs\" must not turn the job green\n{stderr}");
+    assert!(stderr.contains("already reviewed") && stderr.contains("still stand"), "{stderr}");
+    assert_eq!(fake.count("find"), finds, "the same head is not reviewed again");
+
+    // An overview written before it recorded the findings it holds: review again.
+    for t in host.state().threads.iter_mut().filter(|t| t.path.is_none()) {
+        let body = &mut t.notes[0].body;
+        let (marker, rest) = body.split_once(" -->").unwrap();
+        *body = format!("{} -->{rest}", marker.split(" held=").next().unwrap());
+    }
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("reviewing again for --fail-on") && fake.count("find") > finds, "{stderr}");
+
+    host.reply_as(host.inline()[0].id, fakes::PERSON, "/gauntlet dismiss only admins reach this");
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
+    assert_eq!(code, 0, "a dismissed finding no longer blocks the skipped re-run\n{stderr}");
+    assert!(stderr.contains("already reviewed"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_incremental_run_still_fails_on_an_earlier_finding_it_did_not_review() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE), ("src/util.py", "X = 1\n")], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    assert_eq!(run_ci(&ci, &host, &model, &["--fail-on", "high"]).await.0, 3);
+    std::fs::write(ci.dir.path().join("src/util.py"), "X = 2\n").unwrap();
+    git(ci.dir.path(), &["commit", "-qam", "second push"]);
+    ci.write_event();
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
+    assert_eq!(code, 3, "the ownership check is still missing\n{stderr}");
+    assert!(stderr.contains("1 finding(s) at or above `high` from earlier runs still stand"), "{stderr}");
+    assert!(host.overviews()[0].contains("Incremental review"), "{}", host.overviews()[0]);
+}

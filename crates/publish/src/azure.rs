@@ -6,7 +6,7 @@
 //! The run's verdict is a pull request status, `gauntlet/gauntlet`.
 
 use crate::PublishError;
-use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
+use crate::host::{CodeHost, Edited, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
 use crate::http::{Client, encode, string};
 use crate::marker::{FindingMarker, OverviewMarker};
 use crate::status::{NAME, Status};
@@ -205,6 +205,11 @@ fn classify(t: &Value, me: &str, existing: &mut Existing) {
     let author = |c: &Value| c["author"]["id"].as_str().unwrap_or_default().to_string();
     let body = first["content"].as_str().unwrap_or_default();
     if author(first) != me {
+        // Someone else's thread: where a `/gauntlet dismiss <finding id>` can be.
+        existing.general.extend(comments.iter().filter(|c| author(c) != me).filter_map(|c| {
+            let (author, body) = (person(&c["author"])?, c["content"].as_str()?.to_string());
+            Some(Reply { author, body, edited: Edited::NotByOthers })
+        }));
         return;
     }
     let handle = Handle { thread: t["id"].to_string(), comment: first["id"].to_string() };
@@ -227,7 +232,11 @@ fn classify(t: &Value, me: &str, existing: &mut Existing) {
             replies: comments[1..]
                 .iter()
                 .filter(|c| author(c) != me)
-                .filter_map(|c| Some(Reply { author: person(&c["author"])?, body: c["content"].as_str()?.to_string() }))
+                // Azure DevOps lets only a comment's author edit it.
+                .filter_map(|c| {
+                    let (author, body) = (person(&c["author"])?, c["content"].as_str()?.to_string());
+                    Some(Reply { author, body, edited: Edited::NotByOthers })
+                })
                 .collect(),
             // Azure DevOps comments take likes only: no negative reaction exists.
             thumbs_down: Vec::new(),

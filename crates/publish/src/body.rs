@@ -6,12 +6,13 @@
 //! @-mentions. Evidence sits in a code fence longer than any backtick run it
 //! holds, where hosts render nothing.
 
-use crate::dismissal::{Dismissals, Why};
+use crate::dismissal::{Dismissals, Form, Why};
 use crate::host::{Anchor, Thread};
 use crate::marker::{FindingMarker, OverviewMarker, strip};
 use crate::suggest::{Dialect, ReviewedFix};
 use gauntlet_report::markdown::{code, fenced, paragraph, text};
 use gauntlet_review::Review;
+use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
 use std::fmt::Write as _;
 
@@ -96,6 +97,17 @@ pub fn parse(body: &str) -> Option<Parsed> {
     Some(Parsed { header: first.trim().to_string(), claim: blocks.next()?.trim().to_string() })
 }
 
+/// The severity a body [`inline`] wrote names in its header (`**high** · …`).
+pub fn severity(body: &str) -> Option<Severity> {
+    let header = parse(body)?.header;
+    match header.strip_prefix("**")?.split("**").next()? {
+        "high" => Some(Severity::High),
+        "medium" => Some(Severity::Medium),
+        "low" => Some(Severity::Low),
+        _ => None,
+    }
+}
+
 /// The body of a comment the pipeline resolves: the old text under a banner,
 /// its marker saying the pipeline did it.
 pub fn resolved(body: &str, id: &str, head: &str) -> String {
@@ -161,33 +173,64 @@ pub struct DismissalLines {
     pub ignored: Vec<String>,
 }
 
+/// Lines of ignored dismissals shown at most; the rest are counted.
+pub const MAX_IGNORED_LINES: usize = 10;
+
 /// Who dismissed which finding, and which attempts did not count and why.
-/// Names and reasons are people's text and are escaped.
+/// Attempts by the same person, in the same form, not counted for the same
+/// reason, are one line with the number of findings; at most
+/// [`MAX_IGNORED_LINES`] such lines, then how many more. Names and reasons are
+/// people's text and are escaped.
 pub fn dismissal_lines(threads: &[Thread], dismissals: &Dismissals) -> DismissalLines {
     let what = |t: usize| {
         let thread = &threads[t];
         let id = FindingMarker::parse(&thread.body).map(|m| m.id).unwrap_or_default();
         format!("{} (finding {})", code(&thread.path), code(&id))
     };
-    let counted = dismissals
+    let by_id = |id: &str| format!("finding {} (a pull request comment)", code(id));
+    let because = |reason: Option<&str>| reason.map(|r| format!(": {}", text(r))).unwrap_or_default();
+    let threads_counted = dismissals
         .counted
         .iter()
-        .map(|c| {
-            let reason = c.reason.as_deref().map(|r| format!(": {}", text(r))).unwrap_or_default();
-            format!("- {}: **{}** {}{reason}", what(c.thread), text(&c.by.name), c.form)
-        })
-        .collect();
-    let ignored = dismissals
-        .ignored
+        .map(|c| format!("- {}: **{}** {}{}", what(c.thread), text(&c.by.name), c.form, because(c.reason.as_deref())));
+    let ids_counted = dismissals.findings.iter().map(|f| {
+        let form = Form::Command(f.verb);
+        format!("- {}: **{}** {form}{}", by_id(&f.id), text(&f.by.name), because(f.reason.as_deref()))
+    });
+    let counted = threads_counted.chain(ids_counted).collect();
+    let why_text = |why: &Why| match why {
+        Why::Unchecked(message) => format!("the host could not say whether they may write ({})", text(message)),
+        Why::EditedBy(editor) => format!("the reply was edited by {}, not by its author", text(editor)),
+        why => why.to_string(),
+    };
+    let attempts =
+        dismissals.ignored.iter().map(|i| (what(i.thread), &i.by, i.form, &i.why)).chain(
+            dismissals.findings_ignored.iter().map(|(f, why)| (by_id(&f.id), &f.by, Form::Command(f.verb), why)),
+        );
+    // (who, how, why) in first-seen order, with what each attempt was on.
+    let mut groups: Vec<((String, String, String), Vec<String>)> = Vec::new();
+    for (on, by, form, why) in attempts {
+        let key = (text(&by.name), form.to_string(), why_text(why));
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push(on),
+            None => groups.push((key, vec![on])),
+        }
+    }
+    let mut ignored: Vec<String> = groups
         .iter()
-        .map(|i| {
-            let why = match &i.why {
-                Why::Unchecked(message) => format!("the host could not say whether they may write ({})", text(message)),
-                why => why.to_string(),
+        .take(MAX_IGNORED_LINES)
+        .map(|((who, how, why), list)| {
+            let on = match &list[..] {
+                [one] => one.clone(),
+                _ => format!("{} findings", list.len()),
             };
-            format!("- {}: {} {}, not counted: {why}", what(i.thread), text(&i.by.name), i.form)
+            format!("- {on}: {who} {how}, not counted: {why}")
         })
         .collect();
+    if groups.len() > MAX_IGNORED_LINES {
+        let rest: usize = groups[MAX_IGNORED_LINES..].iter().map(|(_, l)| l.len()).sum();
+        ignored.push(format!("- …and {rest} more attempts that did not count: see the pull request's threads."));
+    }
     DismissalLines { counted, ignored }
 }
 
@@ -241,11 +284,12 @@ pub fn overview(review: &Review, marker: &OverviewMarker, facts: &OverviewFacts<
     if !facts.notes.is_empty() {
         out.push('\n');
     }
-    findings(&mut out, "Findings not placed inline", &facts.findings);
+    findings(&mut out, "Findings not placed inline", &facts.findings, true);
     let unverified: Vec<&Published> = review.unverified.iter().collect();
-    findings(&mut out, "Could not be verified either way (not published: check by hand)", &unverified);
-    dismissal_section(&mut out, &facts.dismissals);
+    findings(&mut out, "Could not be verified either way (not published: check by hand)", &unverified, false);
+    // Coverage before dismissals: what was not reviewed must survive the size cap.
     coverage(&mut out, review);
+    dismissal_section(&mut out, &facts.dismissals);
     out
 }
 
@@ -257,7 +301,11 @@ fn summary(review: &Review, facts: &OverviewFacts<'_>) -> String {
         facts.findings.len()
     )];
     if review.published.is_empty() {
-        parts = vec!["No findings.".to_string()];
+        // The same words the report formats use: an incomplete review is no clean bill.
+        parts = vec![match gauntlet_report::coverage::counts(review) {
+            None => "No findings.".to_string(),
+            Some(counts) => format!("No findings published, but coverage is incomplete: {counts} (see below)."),
+        }];
     }
     if facts.dismissed > 0 {
         parts.push(format!("{} dismissed earlier, not raised again.", plural(facts.dismissed, "finding", "findings")));
@@ -271,7 +319,9 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// A section of findings, cut short (with a count of what was left out) before
 /// the overview would outgrow [`OVERVIEW_LIMIT`].
-fn findings(out: &mut String, title: &str, list: &[&Published]) {
+/// `dismissable`: the findings are published and have no thread, so each says
+/// how to dismiss it by id.
+fn findings(out: &mut String, title: &str, list: &[&Published], dismissable: bool) {
     if list.is_empty() {
         return;
     }
@@ -282,6 +332,14 @@ fn findings(out: &mut String, title: &str, list: &[&Published]) {
         item.push_str(&fenced(&p.evidence));
         item.push_str(&validator_answer(p, "confidence"));
         also(&mut item, p);
+        if dismissable {
+            let _ = write!(
+                item,
+                "_Not a real problem? Comment on the pull request with `/gauntlet dismiss {} REASON` as the first \
+                 line; only people with write access to the repository can dismiss._\n\n",
+                p.id.chars().filter(char::is_ascii_alphanumeric).collect::<String>()
+            );
+        }
         if out.len() + item.len() > OVERVIEW_LIMIT {
             let _ = writeln!(out, "…and {} more: see the job log for the full review.\n", list.len() - i);
             return;
@@ -462,7 +520,7 @@ mod answer_tests {
     fn a_finding_the_overview_holds_keeps_its_other_places_and_test_gaps() {
         let p = Published { inline: false, ..clustered() };
         let review = Review { published: vec![p.clone()], ..Review::default() };
-        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into() };
+        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None };
         let facts = OverviewFacts { findings: vec![&p], ..OverviewFacts::default() };
         let body = overview(&review, &marker, &facts);
         assert!(body.contains("**Also at** `web/client.ts:4`"), "{body}");
@@ -472,11 +530,87 @@ mod answer_tests {
     #[test]
     fn an_unchecked_disproof_is_headed_as_the_validators_rejected_disproof() {
         let review = Review { unverified: vec![unverified()], ..Review::default() };
-        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into() };
+        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None };
         let body = overview(&review, &marker, &OverviewFacts::default());
         assert!(body.contains("**The validator's rejected disproof** (disproof cited"), "{body}");
         assert!(!body.contains("Why it stands"), "{body}");
         let stands = Published { gap: None, confidence: 75, ..unverified() };
         assert!(inline(&stands).contains("**Why it stands** (validator confidence 75): gateway/policy.rego:12"));
+    }
+}
+
+#[cfg(test)]
+mod overview_tests {
+    use super::*;
+    use crate::dismissal::{Form, Ignored, Verb};
+    use crate::host::{Handle, Person};
+    use gauntlet_review::review::{Gap, NotReviewed};
+
+    fn marker() -> OverviewMarker {
+        OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None }
+    }
+
+    fn gappy() -> Review {
+        let gap =
+            Gap { step: "find".into(), reviewer: Some("security".into()), finding: None, message: "timed out".into() };
+        let skipped = NotReviewed { path: "src/big.rs".into(), reason: "too large".into(), ignored: false };
+        Review { gaps: vec![gap], not_reviewed: vec![skipped], ..Review::default() }
+    }
+
+    #[test]
+    fn an_incomplete_review_with_nothing_published_does_not_say_no_findings() {
+        let body = overview(&gappy(), &marker(), &OverviewFacts::default());
+        assert!(!body.contains("No findings."), "{body}");
+        assert!(
+            body.contains("No findings published, but coverage is incomplete: 1 coverage gap, 1 file not reviewed")
+        );
+        let clean = overview(&Review::default(), &marker(), &OverviewFacts::default());
+        assert!(clean.contains("No findings."), "{clean}");
+    }
+
+    #[test]
+    fn ignored_attempts_are_capped_and_coverage_comes_before_them() {
+        let threads: Vec<Thread> = (0..200)
+            .map(|i| Thread {
+                handle: Handle { thread: format!("t{i}"), comment: format!("c{i}") },
+                path: format!("src/f{i}.rs"),
+                body: format!("<!-- gauntlet:finding v1 id=f{i} -->\n\nclaim"),
+                resolved: false,
+                resolved_by: None,
+                replies: vec![],
+                thumbs_down: vec![],
+            })
+            .collect();
+        // 200 people (a long reason each, as the host's answer would be) and one who tried 5 times.
+        let mut ignored: Vec<Ignored> = (0..200)
+            .map(|i| Ignored {
+                thread: i,
+                by: Person { id: format!("u{i}"), name: format!("user{i}") },
+                form: Form::Reaction,
+                why: Why::Unchecked("x".repeat(400)),
+            })
+            .collect();
+        let repeat = Person { id: "m".into(), name: "mallory".into() };
+        ignored.splice(
+            0..0,
+            (0..5).map(|t| Ignored {
+                thread: t,
+                by: repeat.clone(),
+                form: Form::Command(Verb::Dismiss),
+                why: Why::NoWrite,
+            }),
+        );
+        let lines = dismissal_lines(&threads, &Dismissals { ignored, ..Dismissals::default() });
+        assert_eq!(lines.ignored.len(), MAX_IGNORED_LINES + 1, "{:?}", lines.ignored);
+        assert!(
+            lines.ignored[0].starts_with("- 5 findings: mallory replied `/gauntlet dismiss`"),
+            "{}",
+            lines.ignored[0]
+        );
+        assert!(lines.ignored[MAX_IGNORED_LINES].contains("and 191 more"), "{}", lines.ignored[MAX_IGNORED_LINES]);
+        let facts = OverviewFacts { dismissals: lines, ..OverviewFacts::default() };
+        let body = overview(&gappy(), &marker(), &facts);
+        let (coverage, dismissals) = (body.find("### Coverage").unwrap(), body.find("### Dismissals").unwrap());
+        assert!(coverage < dismissals && body.contains("not reviewed: `src/big.rs`"), "{body}");
     }
 }

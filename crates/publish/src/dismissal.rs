@@ -9,7 +9,17 @@
 //!   leave [`Thread::resolved_by`] empty for them);
 //! - left the host's negative reaction on the pipeline's comment.
 //!
-//! Free text never dismisses, whatever it says. Allowed means: the host reports
+//! A finding without a thread of its own (the overview lists it: it is outside
+//! the diff, or over the comment cap) is dismissed by a comment anywhere on the
+//! pull request whose first line is `/gauntlet dismiss <finding id> [reason]`
+//! (or `false-positive`), under the same rules of who may.
+//!
+//! Free text never dismisses, whatever it says, and a command reply that someone
+//! other than its author edited never counts: the words would no longer be the
+//! author's. Only GitHub says who last edited a comment; GitLab's REST notes and
+//! Azure DevOps comments do not. Azure DevOps lets only a comment's author edit
+//! it; where GitLab's roles let someone else edit a note, that edit goes unseen
+//! (a known limit). Allowed means: the host reports
 //! the person as able to write to the repository ([`CodeHost::may_write`]),
 //! asked once per person per run; the pull request's author only when
 //! [`Policy::author_may_dismiss`] is set, and then for all three forms.
@@ -17,7 +27,7 @@
 //! [`assess`] is the pure decision over recorded events and a permission oracle;
 //! [`check`] asks the host about the people involved and then calls it.
 
-use crate::host::{CodeHost, Existing, Person, Thread};
+use crate::host::{CodeHost, Edited, Existing, Person, Thread};
 use crate::marker::FindingMarker;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -97,26 +107,49 @@ pub fn command(reply: &str) -> Option<Command> {
     Some(Command { verb, reason })
 }
 
+/// The finding a command outside the pipeline's threads names: the first word
+/// of its reason is the id, the rest is the reason. `None` when it names none.
+pub fn by_finding(reply: &crate::host::Reply) -> Option<ByFinding> {
+    let c = command(&reply.body)?;
+    let rest = c.reason?;
+    let (id, reason) = rest.split_once(char::is_whitespace).unwrap_or((&rest, ""));
+    let id = id.trim_matches('`');
+    if id.is_empty() || !id.chars().all(|ch| ch.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let reason = Some(reason.trim().to_string()).filter(|r| !r.is_empty());
+    Some(ByFinding { id: id.to_string(), by: reply.author.clone(), verb: c.verb, reason })
+}
+
 /// One act on a thread that dismisses it if its author may dismiss.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event<'t> {
     pub by: &'t Person,
     pub form: Form,
     pub reason: Option<String>,
+    /// Someone other than `by` edited the reply that holds the command.
+    pub edited: Option<Why>,
 }
 
 /// Every dismissing act recorded on `thread`: commands in reply order, then the
 /// resolution, then reactions.
 pub fn events(thread: &Thread) -> Vec<Event<'_>> {
     let commands = thread.replies.iter().filter_map(|r| {
-        command(&r.body).map(|c| Event { by: &r.author, form: Form::Command(c.verb), reason: c.reason })
+        let edited = match &r.edited {
+            Edited::NotByOthers => None,
+            Edited::By(editor) if editor.id == r.author.id => None,
+            Edited::By(editor) => Some(Why::EditedBy(editor.name.clone())),
+            Edited::ByUnknown => Some(Why::EditedBy("someone the host does not name".into())),
+        };
+        command(&r.body).map(|c| Event { by: &r.author, form: Form::Command(c.verb), reason: c.reason, edited })
     });
     let resolution = thread.resolved_by.iter().filter(|_| thread.resolved).map(|by| Event {
         by,
         form: Form::Resolution,
         reason: None,
+        edited: None,
     });
-    let reactions = thread.thumbs_down.iter().map(|by| Event { by, form: Form::Reaction, reason: None });
+    let reactions = thread.thumbs_down.iter().map(|by| Event { by, form: Form::Reaction, reason: None, edited: None });
     commands.chain(resolution).chain(reactions).collect()
 }
 
@@ -150,6 +183,9 @@ pub enum Why {
     Unchecked(String),
     /// The thread is resolved, but the host did not say by whom.
     Unattributed,
+    /// The reply was last edited by someone else (named), so it may not say
+    /// what its author wrote.
+    EditedBy(String),
 }
 
 impl fmt::Display for Why {
@@ -163,6 +199,7 @@ impl fmt::Display for Why {
             Why::Unattributed => {
                 f.write_str("the host did not say who resolved it; a `/gauntlet dismiss REASON` reply works instead")
             }
+            Why::EditedBy(editor) => write!(f, "the reply was edited by {editor}, not by its author"),
         }
     }
 }
@@ -176,14 +213,32 @@ pub struct Ignored {
     pub why: Why,
 }
 
+/// A command outside any of the pipeline's threads that names a finding by id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ByFinding {
+    pub id: String,
+    pub by: Person,
+    pub verb: Verb,
+    pub reason: Option<String>,
+}
+
 /// The verdict on every dismissing act on a pull request.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Dismissals {
     pub counted: Vec<Counted>,
     pub ignored: Vec<Ignored>,
+    /// Commands naming a finding by id that count.
+    pub findings: Vec<ByFinding>,
+    /// Commands naming a finding by id that do not count, and why.
+    pub findings_ignored: Vec<(ByFinding, Why)>,
 }
 
 impl Dismissals {
+    /// Whether a command naming finding `id` by id dismissed it.
+    pub fn is_finding_dismissed(&self, id: &str) -> bool {
+        self.findings.iter().any(|f| f.id == id)
+    }
+
     /// Whether thread `thread` (an index into the threads assessed) is dismissed.
     pub fn is_dismissed(&self, thread: usize) -> bool {
         self.counted.iter().any(|c| c.thread == thread)
@@ -205,11 +260,40 @@ fn is_author(person: &Person, author: Option<&Person>) -> bool {
 pub fn to_check<'t>(threads: &'t [Thread], author: Option<&Person>) -> Vec<&'t Person> {
     let mut people: BTreeMap<&str, &Person> = BTreeMap::new();
     for event in threads.iter().flat_map(events) {
-        if !is_author(event.by, author) {
+        if event.edited.is_none() && !is_author(event.by, author) {
             people.entry(event.by.id.as_str()).or_insert(event.by);
         }
     }
     people.into_values().collect()
+}
+
+/// Decide every command in `general` (comments outside the pipeline's threads)
+/// that names a finding by id, by the same rules as [`assess`]; the verdicts go
+/// to `out`.
+pub fn assess_general(
+    general: &[crate::host::Reply],
+    author: Option<&Person>,
+    policy: Policy,
+    access: impl Fn(&Person) -> Access,
+    out: &mut Dismissals,
+) {
+    for reply in general {
+        let Some(act) = by_finding(reply) else { continue };
+        let why = match &reply.edited {
+            Edited::By(editor) if editor.id != reply.author.id => Some(Why::EditedBy(editor.name.clone())),
+            Edited::ByUnknown => Some(Why::EditedBy("someone the host does not name".into())),
+            _ if is_author(&act.by, author) => (!policy.author_may_dismiss).then_some(Why::Author),
+            _ => match access(&act.by) {
+                Access::Write => None,
+                Access::NoWrite => Some(Why::NoWrite),
+                Access::Unknown(message) => Some(Why::Unchecked(message)),
+            },
+        };
+        match why {
+            None => out.findings.push(act),
+            Some(why) => out.findings_ignored.push((act, why)),
+        }
+    }
 }
 
 /// Decide every dismissing act on `threads`. `access` answers for anyone
@@ -222,8 +306,10 @@ pub fn assess(
 ) -> Dismissals {
     let mut out = Dismissals::default();
     for (t, thread) in threads.iter().enumerate() {
-        for Event { by, form, reason } in events(thread) {
-            let why = if is_author(by, author) {
+        for Event { by, form, reason, edited } in events(thread) {
+            let why = if edited.is_some() {
+                edited
+            } else if is_author(by, author) {
                 (!policy.author_may_dismiss).then_some(Why::Author)
             } else {
                 match access(by) {
@@ -258,7 +344,13 @@ fn unattributed(thread: &Thread) -> bool {
 pub async fn check(host: &dyn CodeHost, existing: &Existing, policy: Policy) -> Dismissals {
     let author = existing.author.as_ref();
     let mut known: BTreeMap<String, Access> = BTreeMap::new();
-    for person in to_check(&existing.threads, author) {
+    let general = existing.general.iter().filter(|r| by_finding(r).is_some()).map(|r| &r.author);
+    let mut people = to_check(&existing.threads, author);
+    people.extend(general.filter(|p| !is_author(p, author)));
+    for person in people {
+        if known.contains_key(&person.id) {
+            continue;
+        }
         let access = match host.may_write(person).await {
             Ok(true) => Access::Write,
             Ok(false) => Access::NoWrite,
@@ -267,7 +359,10 @@ pub async fn check(host: &dyn CodeHost, existing: &Existing, policy: Policy) -> 
         known.insert(person.id.clone(), access);
     }
     let unasked = || Access::Unknown("not asked".into());
-    assess(&existing.threads, author, policy, |p| known.get(&p.id).cloned().unwrap_or_else(unasked))
+    let access = |p: &Person| known.get(&p.id).cloned().unwrap_or_else(unasked);
+    let mut out = assess(&existing.threads, author, policy, access);
+    assess_general(&existing.general, author, policy, access, &mut out);
+    out
 }
 
 #[cfg(test)]

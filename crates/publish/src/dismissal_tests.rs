@@ -1,5 +1,5 @@
 use super::*;
-use crate::host::{Handle, Reply};
+use crate::host::{Edited, Handle, Reply};
 
 fn person(name: &str) -> Person {
     Person { id: format!("id-{name}"), name: name.into() }
@@ -19,7 +19,7 @@ fn thread() -> Thread {
 
 fn replied(by: &str, body: &str) -> Thread {
     let mut t = thread();
-    t.replies.push(Reply { author: person(by), body: body.into() });
+    t.replies.push(Reply { author: person(by), body: body.into(), edited: Edited::NotByOthers });
     t
 }
 
@@ -153,9 +153,40 @@ fn an_unanswered_permission_question_ignores_the_act_and_says_why() {
 fn each_person_is_asked_about_once_and_the_author_not_at_all() {
     let mut a = replied("alice", "/gauntlet dismiss");
     a.thumbs_down.push(person("alice"));
-    a.replies.push(Reply { author: person("paul"), body: "/gauntlet dismiss".into() });
+    a.replies.push(Reply { author: person("paul"), body: "/gauntlet dismiss".into(), edited: Edited::NotByOthers });
     let b = replied("alice", "/gauntlet false-positive");
     let threads = [a, b];
     let names: Vec<&str> = to_check(&threads, Some(&person("paul"))).iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, vec!["alice"]);
+}
+
+#[test]
+fn a_command_outside_the_threads_names_its_finding_by_id() {
+    let reply = |body: &str| Reply { author: person("alice"), body: body.into(), edited: Edited::NotByOthers };
+    let f = by_finding(&reply("/gauntlet dismiss 5e0c1d2b3a4f6e7d the handler is internal")).unwrap();
+    assert_eq!(
+        (f.id.as_str(), f.verb, f.reason.as_deref()),
+        ("5e0c1d2b3a4f6e7d", Verb::Dismiss, Some("the handler is internal"))
+    );
+    assert_eq!(by_finding(&reply("/gauntlet false-positive `abc1`")).unwrap().id, "abc1");
+    for text in [
+        "/gauntlet dismiss",
+        "/gauntlet dismiss ../x reason",
+        "I would /gauntlet dismiss abc1",
+        "/gauntlet dismis abc1",
+    ] {
+        assert_eq!(by_finding(&reply(text)), None, "{text:?}");
+    }
+    let mut edited = reply("/gauntlet dismiss abc1");
+    edited.edited = Edited::By(person("mallory"));
+    let mut out = Dismissals::default();
+    assess_general(
+        &[reply("/gauntlet dismiss abc1"), edited],
+        Some(&person("paul")),
+        Policy::default(),
+        writers,
+        &mut out,
+    );
+    assert_eq!(out.findings.len(), 1);
+    assert_eq!(out.findings_ignored[0].1, Why::EditedBy("mallory".into()));
 }

@@ -3,7 +3,7 @@
 //! are listed and resolved through GraphQL, the only API that knows them.
 
 use crate::PublishError;
-use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
+use crate::host::{CodeHost, Edited, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
 use crate::http::{Client, encode, string};
 use crate::marker::{FindingMarker, OverviewMarker};
 use crate::status::{NAME, Status};
@@ -29,6 +29,23 @@ pub const MESSAGE_LIMIT: usize = 4_000;
 /// The `external_id` of gauntlet's check runs: it tells them from a workflow
 /// job that happens to be named `gauntlet` too.
 pub const EXTERNAL_ID: &str = "gauntlet-ci";
+
+/// Pages read of any one list (threads, a thread's comments, a comment's
+/// reactions), 100 items each; a list longer than that is named in the overview.
+const MAX_PAGES: usize = 20;
+
+/// The review threads, each with its opening comment (and that comment's
+/// thumbs-down reactions) and its first 100 comments; longer lists are paged.
+const THREADS: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){id author{login} comments(first:100){pageInfo{hasNextPage endCursor} nodes{body author{login} lastEditedAt editor{login}}} reviewThreads(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved resolvedBy{login} path head:comments(first:1){nodes{id databaseId body author{login} reactions(content:THUMBS_DOWN,first:100){pageInfo{hasNextPage endCursor} nodes{user{login}}}}} comments(first:100){pageInfo{hasNextPage endCursor} nodes{databaseId body author{login} lastEditedAt editor{login}}}}}}}}";
+
+/// A thread's comments after `cursor`.
+const MORE_COMMENTS: &str = "query($id:ID!,$cursor:String){node(id:$id){... on PullRequestReviewThread{comments(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{databaseId body author{login} lastEditedAt editor{login}}}}}}";
+
+/// The pull request's own comments after `cursor`.
+const MORE_PR_COMMENTS: &str = "query($id:ID!,$cursor:String){node(id:$id){... on PullRequest{comments(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{body author{login} lastEditedAt editor{login}}}}}}";
+
+/// A comment's thumbs-down reactions after `cursor`.
+const MORE_REACTIONS: &str = "query($id:ID!,$cursor:String){node(id:$id){... on PullRequestReviewComment{reactions(content:THUMBS_DOWN,first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{user{login}}}}}}";
 
 /// Where the pull request is and who the pipeline is.
 #[derive(Clone, Debug)]
@@ -125,53 +142,124 @@ impl GitHub {
         Ok(None)
     }
 
-    /// The pipeline's review threads, and the pull request's author.
-    async fn threads(&self) -> Result<(Vec<Thread>, Option<Person>), PublishError> {
-        const QUERY: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){author{login} reviewThreads(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved resolvedBy{login} path comments(first:50){nodes{databaseId body author{login} reactions(content:THUMBS_DOWN,first:50){nodes{user{login}}}}}}}}}}";
+    /// The pipeline's review threads, the pull request's author, comments on the
+    /// pull request by others, and what could not be read in full.
+    async fn threads(&self) -> Result<(Vec<Thread>, Option<Person>, Vec<Reply>, Vec<String>), PublishError> {
         let mut threads = Vec::new();
         let mut author = None;
+        let mut general = Vec::new();
+        let mut unread = Vec::new();
         let mut cursor = Value::Null;
-        for _ in 0..50 {
+        for page in 1.. {
             let vars = json!({"owner": self.owner, "name": self.name, "number": self.number, "cursor": cursor});
-            let answer = self.graphql(QUERY, vars, "list the review threads").await?;
+            let answer = self.graphql(THREADS, vars, "list the review threads").await?;
             let pr = &answer["data"]["repository"]["pullRequest"];
-            author = author.or_else(|| person(&pr["author"]));
-            let page = &pr["reviewThreads"];
-            for node in page["nodes"].as_array().into_iter().flatten() {
-                threads.extend(self.thread(node));
+            if page == 1 {
+                author = person(&pr["author"]);
+                let id = pr["id"].as_str().unwrap_or_default();
+                let (comments, cut) = self.pages(&pr["comments"], MORE_PR_COMMENTS, id, "comments").await?;
+                if cut {
+                    unread.push(format!("pull request comments after the first {}", comments.len()));
+                }
+                general = self.replies(&comments, 0);
             }
-            if page["pageInfo"]["hasNextPage"].as_bool() != Some(true) {
+            let list = &pr["reviewThreads"];
+            for node in list["nodes"].as_array().into_iter().flatten() {
+                threads.extend(self.thread(node, &mut unread).await?);
+            }
+            if !more(list) {
                 break;
             }
-            cursor = page["pageInfo"]["endCursor"].clone();
+            if page == MAX_PAGES {
+                unread.push(format!("review threads after the first {}", threads.len()));
+                break;
+            }
+            cursor = list["pageInfo"]["endCursor"].clone();
         }
-        Ok((threads, author))
+        Ok((threads, author, general, unread))
     }
 
-    /// A review thread, when the pipeline opened it with a finding marker.
-    fn thread(&self, node: &Value) -> Option<Thread> {
-        let comments = node["comments"]["nodes"].as_array()?;
-        let first = comments.first()?;
-        let body = first["body"].as_str()?;
-        if !self.is_pipeline(first["author"]["login"].as_str()) || FindingMarker::parse(body).is_none() {
-            return None;
-        }
-        let replies = comments[1..]
+    /// The comments in `comments` from index `skip` on that are not the pipeline's.
+    fn replies(&self, comments: &[Value], skip: usize) -> Vec<Reply> {
+        comments
             .iter()
+            .skip(skip)
             .filter(|c| !self.is_pipeline(c["author"]["login"].as_str()))
-            .filter_map(|c| Some(Reply { author: person(&c["author"])?, body: c["body"].as_str()?.to_string() }))
-            .collect();
-        let reactions = first["reactions"]["nodes"].as_array().into_iter().flatten();
+            .filter_map(|c| {
+                let author = person(&c["author"])?;
+                Some(Reply { edited: self.edited(c, &author), author, body: c["body"].as_str()?.to_string() })
+            })
+            .collect()
+    }
+
+    /// A review thread, when the pipeline opened it with a finding marker, with
+    /// all its replies and thumbs-down reactions (paged up to [`MAX_PAGES`]).
+    async fn thread(&self, node: &Value, unread: &mut Vec<String>) -> Result<Option<Thread>, PublishError> {
+        let Some(first) = node["head"]["nodes"].as_array().and_then(|c| c.first()) else { return Ok(None) };
+        let Some(body) = first["body"].as_str() else { return Ok(None) };
+        if !self.is_pipeline(first["author"]["login"].as_str()) || FindingMarker::parse(body).is_none() {
+            return Ok(None);
+        }
+        let Some(id) = node["id"].as_str() else { return Ok(None) };
+        let path = node["path"].as_str().unwrap_or_default().to_string();
+        let (comments, cut) = self.pages(&node["comments"], MORE_COMMENTS, id, "comments").await?;
+        if cut {
+            unread.push(format!("replies on `{path}` after the first {}", comments.len()));
+        }
+        let comment_id = first["id"].as_str().unwrap_or_default();
+        let (reactions, cut) = self.pages(&first["reactions"], MORE_REACTIONS, comment_id, "reactions").await?;
+        if cut {
+            unread.push(format!("thumbs-down reactions on `{path}` after the first {}", reactions.len()));
+        }
+        let replies = self.replies(&comments, 1);
         let resolved_by = person(&node["resolvedBy"]).filter(|p| !self.is_pipeline(Some(&p.id)));
-        Some(Thread {
-            handle: Handle { thread: node["id"].as_str()?.to_string(), comment: first["databaseId"].to_string() },
-            path: node["path"].as_str().unwrap_or_default().to_string(),
+        let thumbs_down =
+            reactions.iter().filter_map(|r| person(&r["user"])).filter(|p| !self.is_pipeline(Some(&p.id))).collect();
+        Ok(Some(Thread {
+            handle: Handle { thread: id.to_string(), comment: first["databaseId"].to_string() },
+            path,
             body: body.to_string(),
             resolved: node["isResolved"].as_bool().unwrap_or(false),
             resolved_by,
             replies,
-            thumbs_down: reactions.filter_map(|r| person(&r["user"])).collect(),
-        })
+            thumbs_down,
+        }))
+    }
+
+    /// Who else edited comment `c` by `author`, as GitHub records its last edit.
+    fn edited(&self, c: &Value, author: &Person) -> Edited {
+        if c["lastEditedAt"].is_null() {
+            return Edited::NotByOthers;
+        }
+        match person(&c["editor"]) {
+            Some(editor) if editor.id.eq_ignore_ascii_case(&author.id) => Edited::NotByOthers,
+            Some(editor) => Edited::By(editor),
+            None => Edited::ByUnknown,
+        }
+    }
+
+    /// The nodes of a connection (`first`, as the thread query returned it) and of
+    /// the pages after it, read with `query` on node `id` under `field`; `true`
+    /// when [`MAX_PAGES`] cut the list short.
+    async fn pages(
+        &self,
+        first: &Value,
+        query: &str,
+        id: &str,
+        field: &str,
+    ) -> Result<(Vec<Value>, bool), PublishError> {
+        let mut nodes: Vec<Value> = first["nodes"].as_array().cloned().unwrap_or_default();
+        let mut page = first.clone();
+        for _ in 1..MAX_PAGES {
+            if !more(&page) {
+                return Ok((nodes, false));
+            }
+            let vars = json!({"id": id, "cursor": page["pageInfo"]["endCursor"]});
+            let answer = self.graphql(query, vars, &format!("list a review thread's {field}")).await?;
+            page = answer["data"]["node"][field].clone();
+            nodes.extend(page["nodes"].as_array().cloned().unwrap_or_default());
+        }
+        Ok((nodes, more(&page)))
     }
 
     async fn edit(&self, comment: &str, body: &str) -> Result<(), PublishError> {
@@ -285,8 +373,8 @@ impl CodeHost for GitHub {
     async fn existing(&self, _head: &str) -> Result<Existing, PublishError> {
         // GitHub accepts comments on any commit of the pull request, so a
         // newer push does not block placing them on the reviewed head.
-        let (threads, author) = self.threads().await?;
-        Ok(Existing { overview: self.overview().await?, threads, inline_blocked: None, author })
+        let (threads, author, general, unread) = self.threads().await?;
+        Ok(Existing { overview: self.overview().await?, threads, inline_blocked: None, author, general, unread })
     }
 
     async fn create(&self, head: &str, comments: &[NewComment]) -> Result<(), PublishError> {
@@ -400,6 +488,11 @@ impl CodeHost for GitHub {
             annotations.len()
         )))
     }
+}
+
+/// Whether a GraphQL connection has another page.
+fn more(connection: &Value) -> bool {
+    connection["pageInfo"]["hasNextPage"].as_bool() == Some(true)
 }
 
 /// A GraphQL actor (`{login}`), when there is one (deleted accounts are `null`).

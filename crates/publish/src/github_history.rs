@@ -8,7 +8,7 @@ use crate::outcome::PrState;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-const RECORD: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){author{login} reviewThreads(first:50,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved isOutdated resolvedBy{login} path comments(first:50){nodes{databaseId body author{login} editor{login} userContentEdits(first:20){totalCount nodes{editor{login}}} reactions(content:THUMBS_DOWN,first:50){nodes{user{login}}}}}}}}}}";
+const RECORD: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){author{login} reviewThreads(first:50,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved isOutdated resolvedBy{login} path head:comments(first:1){nodes{id databaseId body author{login} editor{login} userContentEdits(first:20){totalCount nodes{editor{login}}} reactions(content:THUMBS_DOWN,first:100){pageInfo{hasNextPage endCursor} nodes{user{login}}}}} comments(first:100){pageInfo{hasNextPage endCursor} nodes{databaseId body author{login} lastEditedAt editor{login}}}}}}}}";
 
 /// Pages of review threads read per pull request (50 a page).
 const MAX_THREAD_PAGES: usize = 20;
@@ -17,7 +17,7 @@ impl GitHub {
     /// Who besides the pipeline edited the thread's first comment, or why that is
     /// not known; `None` when only the pipeline ever did.
     fn edited_by_other(&self, node: &Value) -> Option<String> {
-        let first = &node["comments"]["nodes"][0];
+        let first = &node["head"]["nodes"][0];
         let edits = &first["userContentEdits"];
         let listed = edits["nodes"].as_array().cloned().unwrap_or_default();
         if edits["totalCount"].as_u64().unwrap_or(0) > listed.len() as u64 {
@@ -74,11 +74,15 @@ impl History for GitHub {
             out.author = out.author.take().or_else(|| person(&pr["author"]));
             let page = &pr["reviewThreads"];
             for node in page["nodes"].as_array().into_iter().flatten() {
-                if let Some(thread) = self.thread(node) {
+                let mut unread = Vec::new();
+                if let Some(thread) = self.thread(node, &mut unread).await? {
+                    // A thread whose replies or reactions could not all be read may
+                    // hide a dismissal: it is left out of the figures, with why.
+                    let cut = (!unread.is_empty()).then(|| format!("not read in full: {}", unread.join("; ")));
                     out.comments.push(Comment {
                         thread,
                         lines_changed: node["isOutdated"].as_bool() == Some(true),
-                        edited: self.edited_by_other(node),
+                        edited: self.edited_by_other(node).or(cut),
                     });
                 }
             }

@@ -4,7 +4,7 @@
 //! personal) access token with the `api` scope.
 
 use crate::PublishError;
-use crate::host::{CodeHost, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
+use crate::host::{CodeHost, Edited, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
 use crate::http::{Client, encode, string};
 use crate::marker::{FindingMarker, OverviewMarker};
 use async_trait::async_trait;
@@ -18,6 +18,8 @@ const HOST: &str = "GitLab";
 mod history;
 /// GitLab's access level for Developer, the lowest role that may push.
 const DEVELOPER: u64 = 30;
+/// Pages of 100 read of a note's award emoji at most.
+const MAX_PAGES: usize = 20;
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -72,22 +74,26 @@ impl GitLab {
         Ok((refs, person(&mr["author"])))
     }
 
-    /// Who gave the pipeline's note of `thread` a `thumbsdown` award.
-    async fn thumbs_down(&self, thread: &Handle) -> Result<Vec<Person>, PublishError> {
+    /// Who but the pipeline (`me`) gave the pipeline's note of `thread` a
+    /// `thumbsdown` award; `true` when the page cap cut the list short.
+    async fn thumbs_down(&self, thread: &Handle, me: &str) -> Result<(Vec<Person>, bool), PublishError> {
         let mut people = Vec::new();
-        for page in 1..=10 {
+        for page in 1..=MAX_PAGES {
             let url = format!("{}/notes/{}/award_emoji?per_page=100&page={page}", self.mr, thread.comment);
             let (list, _) = self.client.get(&url, "list a note's award emoji").await?;
             let items = list.as_array().cloned().unwrap_or_default();
-            people.extend(items.iter().filter(|a| a["name"] == "thumbsdown").filter_map(|a| person(&a["user"])));
+            let frowns = items.iter().filter(|a| a["name"] == "thumbsdown").filter_map(|a| person(&a["user"]));
+            people.extend(frowns.filter(|p| p.id != me));
             if items.len() < 100 {
-                break;
+                return Ok((people, false));
             }
         }
-        Ok(people)
+        Ok((people, true))
     }
 
-    async fn discussions(&self) -> Result<Vec<Value>, PublishError> {
+    /// Every discussion (each with all its notes, as GitLab lists them); `true`
+    /// when the page cap cut the list short.
+    async fn discussions(&self) -> Result<(Vec<Value>, bool), PublishError> {
         let mut all = Vec::new();
         let mut page = "1".to_string();
         for _ in 0..100 {
@@ -96,10 +102,10 @@ impl GitLab {
             all.extend(list.as_array().cloned().unwrap_or_default());
             match headers.get("x-next-page").and_then(|v| v.to_str().ok()).filter(|v| !v.is_empty()) {
                 Some(next) => page = next.to_string(),
-                None => break,
+                None => return Ok((all, false)),
             }
         }
-        Ok(all)
+        Ok((all, true))
     }
 
     async fn edit(&self, thread: &Handle, body: &str) -> Result<(), PublishError> {
@@ -124,6 +130,12 @@ fn classify(d: &Value, me: &str, existing: &mut Existing) {
     let author = |n: &Value| n["author"]["id"].to_string();
     let body = first["body"].as_str().unwrap_or_default();
     if author(first) != me {
+        // Someone else's discussion: where a `/gauntlet dismiss <finding id>` can be.
+        let others = notes.iter().filter(|n| author(n) != me);
+        existing.general.extend(others.filter_map(|n| {
+            let author = person(&n["author"])?;
+            Some(Reply { author, body: n["body"].as_str()?.to_string(), edited: Edited::NotByOthers })
+        }));
         return;
     }
     let handle = Handle { thread: d["id"].as_str().unwrap_or_default().to_string(), comment: first["id"].to_string() };
@@ -135,7 +147,11 @@ fn classify(d: &Value, me: &str, existing: &mut Existing) {
         let replies = notes[1..]
             .iter()
             .filter(|n| author(n) != me)
-            .filter_map(|n| Some(Reply { author: person(&n["author"])?, body: n["body"].as_str()?.to_string() }))
+            // GitLab's REST notes do not say who last edited them (see `dismissal`).
+            .filter_map(|n| {
+                let author = person(&n["author"])?;
+                Some(Reply { author, body: n["body"].as_str()?.to_string(), edited: Edited::NotByOthers })
+            })
             .collect();
         existing.threads.push(Thread {
             handle,
@@ -177,11 +193,23 @@ impl CodeHost for GitLab {
             ));
         }
         *self.diff_refs.lock().expect("diff_refs lock") = Some(refs);
-        for d in self.discussions().await? {
+        let (discussions, cut) = self.discussions().await?;
+        if cut {
+            existing.unread.push(format!("discussions after the first {}", discussions.len()));
+        }
+        for d in discussions {
             classify(&d, &me, &mut existing);
         }
         for thread in &mut existing.threads {
-            thread.thumbs_down = self.thumbs_down(&thread.handle).await?;
+            let (people, cut) = self.thumbs_down(&thread.handle, &me).await?;
+            if cut {
+                existing.unread.push(format!(
+                    "thumbs-down awards on `{}` after the first {}",
+                    thread.path,
+                    people.len()
+                ));
+            }
+            thread.thumbs_down = people;
         }
         Ok(existing)
     }

@@ -43,6 +43,22 @@ pub struct Person {
 pub struct Reply {
     pub author: Person,
     pub body: String,
+    /// Whether someone other than its author changed it, as far as the host says.
+    pub edited: Edited,
+}
+
+/// Whether a reply reads as its author wrote it. Only GitHub says who last
+/// edited a comment; GitLab's REST notes and Azure DevOps comments do not, so
+/// their replies are always [`Edited::NotByOthers`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Edited {
+    /// Never edited, edited by its author only, or the host does not say.
+    #[default]
+    NotByOthers,
+    /// Last edited by this person, who is not its author.
+    By(Person),
+    /// Edited, and the host does not name who did it (a deleted account).
+    ByUnknown,
 }
 
 /// An inline thread the pipeline opened on an earlier run, with what people
@@ -86,6 +102,13 @@ pub struct Existing {
     pub inline_blocked: Option<String>,
     /// Who opened the pull request, when the host says.
     pub author: Option<Person>,
+    /// Comments on the pull request outside the pipeline's threads, by anyone but
+    /// the pipeline, oldest first: where `/gauntlet dismiss <finding id>` is read
+    /// for findings that have no thread of their own.
+    pub general: Vec<Reply>,
+    /// What could not be read in full (a listing cut at its page cap): the
+    /// overview says so, since a dismissal may be in the part not read.
+    pub unread: Vec<String>,
 }
 
 /// An inline comment to create.

@@ -22,7 +22,8 @@
 //! let existing = host.existing(&review.head).await?;
 //! let dismissals = gauntlet_publish::dismissal::check(host, &existing, Default::default()).await;
 //! let candidates = review.published.iter().map(|p| Candidate { finding: p, anchor: None, fix: None }).collect();
-//! let marker = OverviewMarker { head: review.head.clone(), rules: review.rules_version.clone(), config: "c".into() };
+//! let marker =
+//!     OverviewMarker { head: review.head.clone(), rules: review.rules_version.clone(), config: "c".into(), held: None };
 //! let request = Request { review, candidates, marker, cap: DEFAULT_CAP, reviewed: None, notes: vec![], dismissals };
 //! let summary = gauntlet_publish::sync(host, &existing, request).await?;
 //! println!("{summary}");
@@ -41,15 +42,17 @@ mod http;
 pub mod marker;
 pub mod outcome;
 pub mod plan;
+pub mod standing;
 pub mod status;
 pub mod suggest;
 pub mod sync;
 
 pub use dismissal::{Dismissals, Policy};
-pub use host::{Anchor, CodeHost, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
+pub use host::{Anchor, CodeHost, Edited, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
 pub use http::{MAX_RESPONSE_BYTES, read_json};
-pub use marker::{FindingMarker, OverviewMarker};
+pub use marker::{FindingMarker, Held, OverviewMarker};
 pub use plan::{Action, Candidate, DEFAULT_CAP, Plan, plan_sync};
+pub use standing::Standing;
 pub use status::{Status, Verdict};
 pub use suggest::{Dialect, ReviewedFix, Suggestion, Unsuitable};
 pub use sync::{Request, Summary, preview, sync};

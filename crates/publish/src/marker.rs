@@ -13,7 +13,55 @@ pub struct OverviewMarker {
     pub rules: String,
     /// A digest of the configuration that changes a review's outcome.
     pub config: String,
+    /// The findings the overview lists instead of an inline comment (outside
+    /// the diff, over the cap, carried over from an earlier run), so a later
+    /// run that does not review them still knows they stand. `None` for an
+    /// overview written before this was recorded (the field is absent), or
+    /// one still to be filled in ([`crate::sync`] does).
+    pub held: Option<Vec<Held>>,
 }
+
+/// A finding only the overview shows: enough to count it toward `--fail-on`
+/// and to tell whether a later run reviewed its file again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Held {
+    pub id: String,
+    pub severity: Severity,
+    /// [`path_tag`] of the file it is located in.
+    pub path: String,
+}
+
+/// A short, stable tag of a path (64-bit FNV-1a, hex): markers hold only
+/// ids, commits and digests, and a path may hold any character.
+pub fn path_tag(path: &str) -> String {
+    let hash = path.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    format!("{hash:016x}")
+}
+
+impl Held {
+    fn render(&self) -> String {
+        let sev = match self.severity {
+            Severity::High => 'h',
+            Severity::Medium => 'm',
+            Severity::Low => 'l',
+        };
+        format!("{sev}.{}.{}", clean(&self.id).replace(['.', '+'], ""), clean(&self.path).replace(['.', '+'], ""))
+    }
+
+    fn parse(text: &str) -> Option<Held> {
+        let mut parts = text.split('.');
+        let severity = match parts.next()? {
+            "h" => Severity::High,
+            "m" => Severity::Medium,
+            "l" => Severity::Low,
+            _ => return None,
+        };
+        let (id, path) = (parts.next()?.to_string(), parts.next()?.to_string());
+        (parts.next().is_none() && !id.is_empty()).then_some(Held { id, severity, path })
+    }
+}
+
+use gauntlet_review::contract::Severity;
 
 /// What an inline comment remembers: which finding it is, and whether the
 /// pipeline itself marked it resolved (so a resolution by anyone else reads as
@@ -29,9 +77,16 @@ const FINDING: &str = "gauntlet:finding";
 
 impl OverviewMarker {
     /// The first line of an overview body, blank line included.
+    /// The held findings go last, as `held=-` when there are none, so an
+    /// older gauntlet reading this marker sees the fields it knows.
     pub fn render(&self) -> String {
+        let held = match &self.held {
+            None => String::new(),
+            Some(list) if list.is_empty() => " held=-".to_string(),
+            Some(list) => format!(" held={}", list.iter().map(Held::render).collect::<Vec<_>>().join("+")),
+        };
         format!(
-            "<!-- {OVERVIEW} v1 head={} rules={} config={} -->\n\n",
+            "<!-- {OVERVIEW} v1 head={} rules={} config={}{held} -->\n\n",
             clean(&self.head),
             clean(&self.rules),
             clean(&self.config)
@@ -40,10 +95,15 @@ impl OverviewMarker {
 
     pub fn parse(body: &str) -> Option<OverviewMarker> {
         let fields = fields(body, OVERVIEW)?;
+        let held = field(&fields, "held").map(|h| match h {
+            "-" => Vec::new(),
+            list => list.split('+').filter_map(Held::parse).collect(),
+        });
         Some(OverviewMarker {
             head: field(&fields, "head")?.to_string(),
             rules: field(&fields, "rules").unwrap_or_default().to_string(),
             config: field(&fields, "config").unwrap_or_default().to_string(),
+            held,
         })
     }
 }
@@ -101,7 +161,8 @@ mod tests {
 
     #[test]
     fn markers_round_trip() {
-        let o = OverviewMarker { head: "abc123".into(), rules: "sha256:9f86".into(), config: "c0ffee".into() };
+        let o =
+            OverviewMarker { head: "abc123".into(), rules: "sha256:9f86".into(), config: "c0ffee".into(), held: None };
         assert_eq!(OverviewMarker::parse(&format!("{}body", o.render())), Some(o));
         let f = FindingMarker { id: "3f2a9c01".into(), resolved: true };
         assert_eq!(FindingMarker::parse(&f.render()), Some(f));
@@ -109,8 +170,24 @@ mod tests {
 
     #[test]
     fn a_channel_rules_version_keeps_its_tag_and_lock_hash_in_the_marker() {
-        let o = OverviewMarker { head: "abc".into(), rules: "v3+lock:9f86d081884c".into(), config: "c".into() };
+        let o =
+            OverviewMarker { head: "abc".into(), rules: "v3+lock:9f86d081884c".into(), config: "c".into(), held: None };
         assert_eq!(OverviewMarker::parse(&o.render()).unwrap().rules, "v3+lock:9f86d081884c");
+    }
+
+    #[test]
+    fn held_findings_round_trip_and_an_older_marker_says_nothing_about_them() {
+        let held = vec![
+            Held { id: "5e0c1d2b3a4f6e7d".into(), severity: Severity::High, path: path_tag("src/a b.rs") },
+            Held { id: "0011".into(), severity: Severity::Low, path: path_tag("lib/c.py") },
+        ];
+        let o = OverviewMarker { head: "abc".into(), rules: "v3+lock:9f".into(), config: "c".into(), held: Some(held) };
+        assert_eq!(OverviewMarker::parse(&o.render()), Some(o.clone()));
+        let none = OverviewMarker { held: Some(vec![]), ..o.clone() };
+        assert_eq!(OverviewMarker::parse(&none.render()).unwrap().held, Some(vec![]));
+        let old = "<!-- gauntlet:overview v1 head=abc rules=r config=c -->\n\nbody";
+        assert_eq!(OverviewMarker::parse(old).unwrap().held, None, "unknown, not empty");
+        assert_ne!(path_tag("src/a.rs"), path_tag("src/b.rs"));
     }
 
     #[test]

@@ -6,8 +6,10 @@
 //! match still matches a thread on the same path whose claim overlaps its own
 //! by at least [`TWIN_OVERLAP`], so a model rewording its evidence does not
 //! open a second thread. A thread dismissed as [`crate::dismissal`] defines it
-//! keeps its finding quiet; one resolved by anyone else is reopened while its
-//! finding stands, so hiding a thread does not make a finding go away.
+//! keeps its finding quiet, and only that finding: a dismissed thread is matched
+//! by exact fingerprint, never by claim overlap (see `match_threads`). One
+//! resolved by anyone else is reopened while its finding stands, so hiding a
+//! thread does not make a finding go away.
 //!
 //! A reviewed fix (`gauntlet ci --suggest`) rides on the comment a run creates:
 //! when it can be the host's suggestion, the comment is placed on exactly the
@@ -18,7 +20,7 @@
 use crate::body;
 use crate::dismissal::Dismissals;
 use crate::host::{Anchor, Thread};
-use crate::marker::FindingMarker;
+use crate::marker::{FindingMarker, Held};
 use crate::suggest::{Dialect, ReviewedFix};
 use gauntlet_report::markdown::text;
 use gauntlet_review::adjudicate::{TWIN_OVERLAP, claim_overlap};
@@ -88,6 +90,14 @@ pub struct Plan {
     pub dismissed: Vec<usize>,
     /// Candidates sent to the overview only because the cap was reached.
     pub over_cap: usize,
+    /// Threads whose finding still stands though this run did not look at it
+    /// again: open, or resolved by someone whose resolution is no dismissal, on
+    /// a path this run did not review. They count toward `--fail-on`.
+    pub standing: Vec<usize>,
+    /// Findings an earlier overview held (no inline thread) on paths this run
+    /// did not review, and that nobody dismissed: they stand, and the new
+    /// overview keeps them ([`crate::sync::preview`] fills this in).
+    pub carried: Vec<Held>,
 }
 
 impl Plan {
@@ -117,8 +127,11 @@ struct Known<'t> {
     state: State,
 }
 
-fn known(thread: &Thread, dismissed: bool) -> Option<Known<'_>> {
+/// Thread `t` as the plan sees it. A command naming its finding by id
+/// dismisses it as a command in the thread would.
+fn known<'t>(thread: &'t Thread, t: usize, dismissals: &Dismissals) -> Option<Known<'t>> {
     let marker = FindingMarker::parse(&thread.body)?;
+    let dismissed = dismissals.is_dismissed(t) || dismissals.is_finding_dismissed(&marker.id);
     let claim = body::parse(&thread.body).map(|p| p.claim).unwrap_or_default();
     let state = if dismissed {
         State::Dismissed
@@ -136,12 +149,21 @@ fn known(thread: &Thread, dismissed: bool) -> Option<Known<'_>> {
 /// cap bites, the most important findings get the comments.
 pub fn plan_sync(threads: &[Thread], candidates: &[Candidate<'_>], opts: &Options<'_>) -> Plan {
     let known: Vec<Option<Known<'_>>> =
-        threads.iter().enumerate().map(|(t, thread)| known(thread, opts.dismissals.is_dismissed(t))).collect();
+        threads.iter().enumerate().map(|(t, thread)| known(thread, t, opts.dismissals)).collect();
     let matches = match_threads(&known, candidates);
     let mut plan = Plan::default();
     let mut budget = opts.cap;
     let mut taken = vec![false; threads.len()];
     for (i, c) in candidates.iter().enumerate() {
+        // Dismissed by id (`/gauntlet dismiss <id>` outside its threads): a
+        // finding the overview holds has no other way to be dismissed.
+        if opts.dismissals.is_finding_dismissed(&c.finding.id) && !matches!(matches[i], Match::Dismissed(_)) {
+            if let Match::Thread(t) = matches[i] {
+                taken[t] = true;
+            }
+            plan.dismissed.push(i);
+            continue;
+        }
         match &matches[i] {
             Match::Dismissed(ts) => {
                 ts.iter().for_each(|&t| taken[t] = true);
@@ -175,10 +197,13 @@ pub fn plan_sync(threads: &[Thread], candidates: &[Candidate<'_>], opts: &Option
             plan.actions.push(Action::Resolve { thread: t, body: k.thread.body.clone() });
             continue;
         }
+        let reviewed = opts.reviewed.is_none_or(|paths| paths.contains(&k.thread.path));
+        if !reviewed && matches!(k.state, State::Open | State::ResolvedByOther) {
+            plan.standing.push(t);
+        }
         if k.state != State::Open {
             continue;
         }
-        let reviewed = opts.reviewed.is_none_or(|paths| paths.contains(&k.thread.path));
         plan.actions.push(if reviewed {
             Action::Resolve { thread: t, body: body::resolved(&k.thread.body, &k.marker.id, opts.head) }
         } else {
@@ -251,12 +276,24 @@ enum Match {
 /// Exact fingerprints first, for every candidate, then claim overlap on the
 /// same path among the threads left, so a fuzzy match never takes a thread
 /// another finding owns outright.
+///
+/// A dismissed thread is matched by its exact fingerprint only. A person
+/// dismissed the finding they saw; a finding that merely shares most words of
+/// its claim (a short claim shares 80% easily) may be another defect, perhaps a
+/// more severe one. Of the two guards possible (same fingerprint, or a severity
+/// no higher than the dismissed one) this is the stricter: a severity guard
+/// would still let one dismissal silence a different defect of equal or lower
+/// severity. The cost is that a finding whose fingerprint drifted is raised
+/// again after a dismissal, which a person sees and can dismiss again; the
+/// other way round a real defect would go unseen.
 fn match_threads(known: &[Option<Known<'_>>], candidates: &[Candidate<'_>]) -> Vec<Match> {
     let mut result = vec![Match::None; candidates.len()];
     let mut taken = vec![false; known.len()];
     let exact = |k: &Known<'_>, p: &Published| k.marker.id == p.id;
     let fuzzy = |k: &Known<'_>, p: &Published| {
-        k.thread.path == path_of(p) && claim_overlap(&k.claim, &text(&p.claim)) >= TWIN_OVERLAP
+        k.state != State::Dismissed
+            && k.thread.path == path_of(p)
+            && claim_overlap(&k.claim, &text(&p.claim)) >= TWIN_OVERLAP
     };
     for pass in [&exact as &dyn Fn(&Known<'_>, &Published) -> bool, &fuzzy] {
         for (i, c) in candidates.iter().enumerate() {
@@ -283,6 +320,6 @@ fn match_threads(known: &[Option<Known<'_>>], candidates: &[Candidate<'_>]) -> V
 }
 
 /// The path part of a finding's `path:LINE` location.
-fn path_of(p: &Published) -> &str {
+pub(crate) fn path_of(p: &Published) -> &str {
     p.location.rsplit_once(':').map_or(p.location.as_str(), |(path, _)| path)
 }

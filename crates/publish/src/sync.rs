@@ -6,7 +6,7 @@ use crate::PublishError;
 use crate::body::{self, OverviewFacts};
 use crate::dismissal::Dismissals;
 use crate::host::{CodeHost, Existing, NewComment};
-use crate::marker::OverviewMarker;
+use crate::marker::{Held, OverviewMarker, path_tag};
 use crate::plan::{Action, Candidate, Options, Plan, plan_sync};
 use crate::suggest::Dialect;
 use gauntlet_review::Review;
@@ -76,7 +76,36 @@ pub fn preview(existing: &Existing, request: &Request<'_>, dialect: Dialect) -> 
         dialect,
         dismissals: &request.dismissals,
     };
-    plan_sync(&existing.threads, &candidates, &opts)
+    let mut plan = plan_sync(&existing.threads, &candidates, &opts);
+    plan.carried = carried(existing, request);
+    plan
+}
+
+/// The findings the last overview held that this run leaves standing: not
+/// raised again by it, on a path it did not review. A full review reviews every
+/// path, so it carries nothing: what it does not raise again is gone.
+fn carried(existing: &Existing, request: &Request<'_>) -> Vec<Held> {
+    let Some(reviewed) = &request.reviewed else { return Vec::new() };
+    let old = existing.overview.as_ref().and_then(|o| OverviewMarker::parse(&o.body)).and_then(|m| m.held);
+    let raised: BTreeSet<&str> = request.candidates.iter().map(|c| c.finding.id.as_str()).collect();
+    let reviewed: BTreeSet<String> = reviewed.iter().map(|p| path_tag(p)).collect();
+    let mut seen = BTreeSet::new();
+    old.unwrap_or_default()
+        .into_iter()
+        .filter(|h| !raised.contains(h.id.as_str()) && !reviewed.contains(&h.path))
+        .filter(|h| !request.dismissals.is_finding_dismissed(&h.id))
+        .filter(|h| seen.insert(h.id.clone()))
+        .collect()
+}
+
+/// What the new overview's marker records as held: this run's overview
+/// findings and those carried over.
+fn held(request: &Request<'_>, plan: &Plan) -> Vec<Held> {
+    let here = plan.overview.iter().map(|&i| {
+        let p = request.candidates[i].finding;
+        Held { id: p.id.clone(), severity: p.severity, path: path_tag(crate::plan::path_of(p)) }
+    });
+    here.chain(plan.carried.iter().cloned()).collect()
 }
 
 /// Publish `request` to `host`, given what `existing` found there.
@@ -92,6 +121,20 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
             request.cap, plan.over_cap
         ));
     }
+    if !plan.carried.is_empty() {
+        let ids: Vec<String> = plan.carried.iter().map(|h| format!("{} ({})", h.id, h.severity.as_str())).collect();
+        request.notes.push(format!(
+            "Still standing from an earlier run, on files this run did not review (listed in full in that run's log): {}.",
+            ids.join(", ")
+        ));
+    }
+    if !existing.unread.is_empty() {
+        request.notes.push(format!(
+            "Not everything on the pull request could be read, so a dismissal there was not seen: {}.",
+            existing.unread.join("; ")
+        ));
+    }
+    request.marker.held = Some(held(&request, &plan));
     let mut summary = Summary::default();
     apply(host, existing, &plan, &head, &mut summary).await.map_err(|e| partial(e, &summary, "did not"))?;
     let facts = OverviewFacts {

@@ -6,7 +6,8 @@ mod fakes;
 
 use common::*;
 use fakes::{Fake, Fault};
-use gauntlet_publish::{OverviewMarker, Policy, PublishError, Request, Summary, dismissal, sync};
+use gauntlet_publish::standing::{self, Standing};
+use gauntlet_publish::{OverviewMarker, Policy, PublishError, Request, Summary, dismissal, preview, sync};
 use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
 
@@ -19,7 +20,8 @@ async fn publish_with(fake: &Fake, published: Vec<Published>, policy: Policy) ->
     let host = fake.host();
     let existing = host.existing(HEAD).await?;
     let dismissals = dismissal::check(host.as_ref(), &existing, policy).await;
-    let marker = OverviewMarker { head: HEAD.into(), rules: review.rules_version.clone(), config: "cfg1".into() };
+    let marker =
+        OverviewMarker { head: HEAD.into(), rules: review.rules_version.clone(), config: "cfg1".into(), held: None };
     let request = Request {
         review: &review,
         candidates: candidates(&review.published),
@@ -30,6 +32,43 @@ async fn publish_with(fake: &Fake, published: Vec<Published>, policy: Policy) ->
         dismissals,
     };
     sync(host.as_ref(), &existing, request).await
+}
+
+/// An incremental run that reviewed only `paths`: what stands without being
+/// raised by it, as `--fail-on` counts it.
+async fn publish_incremental(fake: &Fake, published: Vec<Published>, paths: &[&str]) -> Vec<Standing> {
+    let review = review(published);
+    let host = fake.host();
+    let existing = host.existing(HEAD).await.unwrap();
+    let dismissals = dismissal::check(host.as_ref(), &existing, Policy::default()).await;
+    let marker =
+        OverviewMarker { head: HEAD.into(), rules: review.rules_version.clone(), config: "cfg1".into(), held: None };
+    let request = Request {
+        review: &review,
+        candidates: candidates(&review.published),
+        marker,
+        cap: 15,
+        reviewed: Some(paths.iter().map(|p| p.to_string()).collect()),
+        notes: vec![],
+        dismissals,
+    };
+    let plan = preview(&existing, &request, host.dialect());
+    sync(host.as_ref(), &existing, request).await.unwrap();
+    standing::standing(&existing, &plan)
+}
+
+/// What stands when a run reviews nothing (a re-run of the same head).
+async fn standing_now(fake: &Fake) -> Option<Vec<Standing>> {
+    let host = fake.host();
+    let existing = host.existing(HEAD).await.unwrap();
+    let dismissals = dismissal::check(host.as_ref(), &existing, Policy::default()).await;
+    standing::without_review(&existing, &dismissals)
+}
+
+fn ids(standing: &[Standing]) -> Vec<(String, Severity, Option<String>)> {
+    let mut out: Vec<_> = standing.iter().map(|s| (s.id.clone(), s.severity, s.thread_path.clone())).collect();
+    out.sort();
+    out
 }
 
 const CLAIMS: [[&str; 3]; 3] = [
@@ -377,6 +416,140 @@ async fn a_writers_thumbs_down_dismisses_and_a_readers_does_not(fake: Fake) {
     assert!(text.contains("**alice** reacted with a thumbs-down") && text.contains("mallory reacted"), "{text}");
 }
 
+/// The pipeline's account may be able to write; its own reaction is still no
+/// person's dismissal.
+async fn the_pipelines_own_thumbs_down_never_dismisses(fake: Fake) {
+    let ids = posted_three(&fake).await;
+    // The pipeline's names as each host reports them, made writers.
+    fake.state().writers.extend([fakes::PIPELINE.to_string(), "github-actions".to_string()]);
+    fake.react(ids[0], fakes::PIPELINE);
+    let summary = publish(&fake, run(1)).await.unwrap();
+    assert_eq!(summary.dismissed, 0, "{summary:?}");
+    assert!(!overview(&fake).contains("thumbs-down"), "{}", overview(&fake));
+}
+
+#[tokio::test]
+async fn github_the_pipelines_own_thumbs_down_never_dismisses() {
+    the_pipelines_own_thumbs_down_never_dismisses(fakes::github::start().await).await
+}
+
+#[tokio::test]
+async fn gitlab_the_pipelines_own_thumbs_down_never_dismisses() {
+    the_pipelines_own_thumbs_down_never_dismisses(fakes::gitlab::start(HEAD).await).await
+}
+
+/// GitHub says who last edited a comment: a command someone else wrote into a
+/// writer's reply is not the writer's dismissal.
+#[tokio::test]
+async fn github_a_reply_edited_by_someone_else_does_not_count() {
+    let fake = fakes::github::start().await;
+    let ids = posted_three(&fake).await;
+    fake.reply(ids[0], "Real bug, please fix it.");
+    fake.edit_last(ids[0], fakes::READER, "/gauntlet dismiss fine as is");
+    fake.reply(ids[1], "/gauntlet dismis typo");
+    fake.edit_last(ids[1], fakes::PERSON, "/gauntlet dismiss the sentinel slot makes it safe");
+    let summary = publish(&fake, run(1)).await.unwrap();
+    assert_eq!(summary.dismissed, 1, "only the reply its author edited counts: {summary:?}");
+    let text = overview(&fake);
+    assert!(text.contains("alice replied `/gauntlet dismiss`, not counted: the reply was edited by mallory"), "{text}");
+    assert!(text.contains("**alice** replied `/gauntlet dismiss`: the sentinel slot makes it safe"), "{text}");
+    assert!(fake.errors().is_empty(), "{:?}", fake.errors());
+}
+
+/// More replies and reactions than one page holds: a writer's command or
+/// thumbs-down after them still counts.
+async fn a_flood_of_replies_and_reactions_does_not_hide_a_dismissal(fake: Fake) {
+    let ids = posted_three(&fake).await;
+    for i in 0..150 {
+        fake.reply_as(ids[0], fakes::READER, &format!("noise {i}"));
+    }
+    fake.reply(ids[0], "/gauntlet dismiss checked by hand");
+    for i in 0..120 {
+        fake.react(ids[1], &format!("reader{i}"));
+    }
+    fake.react(ids[1], fakes::PERSON);
+    let summary = publish(&fake, run(1)).await.unwrap();
+    let azure = fake.host().name() == "Azure DevOps";
+    assert_eq!(summary.dismissed, if azure { 1 } else { 2 }, "{summary:?}");
+    let text = overview(&fake);
+    assert!(text.contains("**alice** replied `/gauntlet dismiss`: checked by hand"), "{text}");
+    assert!(!text.contains("Not everything on the pull request"), "nothing was cut: {text}");
+    assert!(fake.errors().is_empty(), "{:?}", fake.errors());
+}
+
+/// The same person's attempts in the same form, ignored for the same reason,
+/// are one line with a count.
+async fn repeated_ignored_attempts_are_one_line(fake: Fake) {
+    let ids = posted_three(&fake).await;
+    for &id in &ids {
+        fake.reply_as(id, fakes::READER, "/gauntlet dismiss");
+    }
+    publish(&fake, run(1)).await.unwrap();
+    let text = overview(&fake);
+    assert_eq!(text.matches("mallory replied `/gauntlet dismiss`").count(), 1, "{text}");
+    assert!(text.contains("- 3 findings: mallory replied `/gauntlet dismiss`, not counted"), "{text}");
+}
+
+/// An incremental run and a skipped re-run both know what earlier runs left
+/// standing: open threads on files they did not review, and findings only the
+/// overview shows; a dismissal takes a thread out.
+async fn earlier_findings_stand_until_reviewed_or_dismissed(fake: Fake) {
+    let mut first = run(0);
+    first[1].severity = Severity::Medium;
+    first[2].inline = false;
+    assert!(standing_now(&fake).await.is_none(), "no overview yet: nothing is known");
+    publish(&fake, first.clone()).await.unwrap();
+    let (a, b, c) = (&first[0], &first[1], &first[2]);
+    let thread = |p: &Published, path: &str| (p.id.clone(), p.severity, Some(path.to_string()));
+    let held = |p: &Published| (p.id.clone(), p.severity, None);
+    let all = vec![thread(a, "src/a.rs"), thread(b, "src/b.rs"), held(c)];
+    let mut want = all.clone();
+    want.sort();
+    assert_eq!(ids(&standing_now(&fake).await.unwrap()), want, "a skipped re-run counts them all");
+
+    // A push that touched only src/a.rs and still has its finding.
+    let left = publish_incremental(&fake, vec![a.clone()], &["src/a.rs"]).await;
+    let mut want = vec![thread(b, "src/b.rs"), held(c)];
+    want.sort();
+    assert_eq!(ids(&left), want, "the run did not raise them, and they stand");
+    let text = overview(&fake);
+    assert!(text.contains("Still standing from an earlier run") && text.contains(&c.id), "{text}");
+    let mut want = all.clone();
+    want.sort();
+    assert_eq!(ids(&standing_now(&fake).await.unwrap()), want, "the held finding was carried over");
+
+    // A push to lib/c.py that fixed it; then a writer dismisses src/b.rs.
+    let mut want = vec![thread(a, "src/a.rs"), thread(b, "src/b.rs")];
+    want.sort();
+    assert_eq!(ids(&publish_incremental(&fake, vec![], &["lib/c.py"]).await), want, "c was fixed");
+    let b_thread = fake.inline().iter().find(|t| t.path.as_deref() == Some("src/b.rs")).unwrap().id;
+    fake.reply(b_thread, "/gauntlet dismiss fine");
+    assert_eq!(ids(&standing_now(&fake).await.unwrap()), vec![thread(a, "src/a.rs")]);
+}
+
+/// A finding outside the diff has no thread: a writer dismisses it by id in a
+/// comment on the pull request; anyone else's attempt is listed as ignored.
+async fn a_finding_only_the_overview_holds_is_dismissed_by_id(fake: Fake) {
+    let mut findings = run(0);
+    findings[2].inline = false;
+    publish(&fake, findings.clone()).await.unwrap();
+    let id = findings[2].id.clone();
+    let text = overview(&fake);
+    assert!(text.contains(&format!("`/gauntlet dismiss {id} REASON`")), "the overview says how: {text}");
+    assert_eq!(ids(&standing_now(&fake).await.unwrap()).len(), 3, "it stands until dismissed");
+    fake.state().add(None, None, fakes::READER, &format!("/gauntlet dismiss {id} not mine"));
+    assert_eq!(publish(&fake, findings.clone()).await.unwrap().dismissed, 0);
+    fake.state().add(None, None, fakes::PERSON, &format!("/gauntlet false-positive {id} the handler is internal"));
+    let summary = publish(&fake, findings.clone()).await.unwrap();
+    assert_eq!((summary.dismissed, summary.in_overview), (1, 0), "{summary:?}");
+    let text = overview(&fake);
+    assert!(!text.contains("except: pass"), "no longer listed: {text}");
+    assert!(text.contains(&format!("finding `{id}` (a pull request comment): **alice** replied `/gauntlet false-positive`: the handler is internal")), "{text}");
+    assert!(text.contains("mallory replied `/gauntlet dismiss`, not counted"), "{text}");
+    let left = ids(&standing_now(&fake).await.unwrap());
+    assert!(left.len() == 2 && left.iter().all(|(i, ..)| *i != id), "{left:?}");
+}
+
 #[tokio::test]
 async fn github_a_writers_thumbs_down_dismisses_and_a_readers_does_not() {
     a_writers_thumbs_down_dismisses_and_a_readers_does_not(fakes::github::start().await).await
@@ -420,6 +593,10 @@ for_each_host!(
     each_person_is_asked_about_once_per_run,
     a_write_stored_before_a_500_is_reported_as_unknown_and_reconciled,
     a_cross_file_finding_is_one_comment_naming_its_other_place_and_its_test_gaps,
+    a_flood_of_replies_and_reactions_does_not_hide_a_dismissal,
+    repeated_ignored_attempts_are_one_line,
+    earlier_findings_stand_until_reviewed_or_dismissed,
+    a_finding_only_the_overview_holds_is_dismissed_by_id,
 );
 
 #[tokio::test]

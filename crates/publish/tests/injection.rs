@@ -104,7 +104,7 @@ fn the_overview_carries_hostile_text_only_escaped_under_gauntlets_own_marker() {
             gaps: vec![Gap { step: "find".into(), reviewer: None, finding: None, message: text.clone() }],
             ..Review::default()
         };
-        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into() };
+        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None };
         let facts = OverviewFacts { findings: vec![&finding], notes: vec![text.clone()], ..Default::default() };
         let body = overview(&review, &marker, &facts);
         assert_eq!(OverviewMarker::parse(&body), Some(marker), "{name}");
@@ -126,7 +126,11 @@ fn names_and_reasons_people_wrote_reach_the_overview_only_escaped() {
             body: "<!-- gauntlet:finding v1 id=f1 -->\n\nclaim".into(),
             resolved: false,
             resolved_by: None,
-            replies: vec![Reply { author: writer, body: format!("/gauntlet dismiss {first}") }],
+            replies: vec![Reply {
+                author: writer,
+                body: format!("/gauntlet dismiss {first}"),
+                edited: gauntlet_publish::Edited::NotByOthers,
+            }],
             thumbs_down: vec![unknown],
         };
         let threads = [thread];
@@ -134,7 +138,7 @@ fn names_and_reasons_people_wrote_reach_the_overview_only_escaped() {
             if p.id == "u1" { Access::Write } else { Access::Unknown(first.clone()) }
         });
         assert_eq!((verdict.counted.len(), verdict.ignored.len()), (1, 1), "{name}");
-        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into() };
+        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None };
         let facts = OverviewFacts { dismissals: body::dismissal_lines(&threads, &verdict), ..Default::default() };
         let body = overview(&Review::default(), &marker, &facts);
         assert_eq!(OverviewMarker::parse(&body), Some(marker), "{name}");

@@ -227,3 +227,25 @@ fn every_inline_comment_says_how_to_dismiss_it_with_commands_that_work() {
         assert!(footer.contains(&p.id), "the footer names the finding: {footer}");
     }
 }
+
+/// A short dismissed claim shares most of its words with many claims: a more
+/// severe finding that only resembles it is raised, not silenced.
+#[test]
+fn a_dismissal_never_silences_a_different_finding_that_only_shares_its_words() {
+    let low = finding("src/a.rs", 10, "let t = cache.get(k);", "The cache lookup can miss here.", Severity::Low);
+    let mut threads = posted(std::slice::from_ref(&low));
+    threads[0].resolved = true;
+    let high = finding(
+        "src/a.rs",
+        12,
+        "let user = cache.get(token).unwrap_or(admin);",
+        "The cache lookup can miss here and then every caller is treated as the admin.",
+        Severity::High,
+    );
+    assert_ne!(low.id, high.id);
+    let p = plan_with(&threads, std::slice::from_ref(&high), &resolved_by_writer(&[0]));
+    assert!(p.dismissed.is_empty(), "{p:?}");
+    assert_eq!(counts(&p), (1, 0, 0, 0), "the new finding gets its own comment: {p:?}");
+    let same = plan_with(&threads, &[low], &resolved_by_writer(&[0]));
+    assert_eq!(same.dismissed, vec![0], "the dismissed finding itself stays quiet");
+}

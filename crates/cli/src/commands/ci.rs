@@ -19,8 +19,8 @@ use gauntlet_publish::{CodeHost, Existing, OverviewMarker, azure, github, gitlab
 use gauntlet_report::{Format, Options};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Severity;
+use gauntlet_review::review::Published;
 use sha2::{Digest, Sha256};
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -87,11 +87,26 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         let marker = existing.and_then(|e| e.overview.as_ref()).and_then(|o| OverviewMarker::parse(&o.body));
         let same = marker.is_some_and(|m| m.rules == prepared.rules_version() && m.config == config_digest);
         if same && !args.review.force {
+            // A re-run of the same head ("Re-run failed jobs") is skipped, but it must
+            // not pass what the first run failed: with `--fail-on` the exit code comes
+            // from what stands on the pull request (open threads nobody dismissed, at
+            // the severity their comment names, and the findings the overview's marker
+            // records as held). An overview too old to record those gets a review.
+            let standing = match fail_on {
+                None => Some(publish::Tally::default()),
+                Some(_) => publish::unreviewed(&runtime, &poster, policy)?,
+            };
+            if let Some(tally) = standing {
+                crate::progress::say!(
+                    "gauntlet: skipped: {} was already reviewed with the same rules and config (--force reviews it again)",
+                    short(last)
+                );
+                return Ok(exit_code(&[], blocking(fail_on), &tally));
+            }
             crate::progress::say!(
-                "gauntlet: skipped: {} was already reviewed with the same rules and config (--force reviews it again)",
+                "gauntlet: {} was reviewed already, but its overview does not record the findings it holds: reviewing again for --fail-on",
                 short(last)
             );
-            return Ok(ExitCode::SUCCESS);
         }
     }
     let review = crate::interrupt::block_on(&runtime, STOPPED, prepared.run(git))??;
@@ -118,10 +133,10 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         suggest,
         policy,
     };
-    let (posted, dismissed) = publish::post(&runtime, &mut poster, &review, &target)?;
+    let (posted, tally) = publish::post(&runtime, &mut poster, &review, &target)?;
     publish::summary(&ctx, &review, &posted)?;
     let block = blocking(fail_on);
-    let run_status = status::build(&review, &dismissed, block, &scope, ctx.details_url.clone());
+    let run_status = status::build(&review, &tally.dismissed, block, &scope, ctx.details_url.clone());
     status::report(&runtime, &poster, &review.head, &run_status);
     if let Some(path) = &args.codequality {
         status::write_codequality(path, &run_status.findings)?;
@@ -135,7 +150,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         Err(_) => "nothing was posted to the pull request",
     };
     crate::interrupt::check(state)?;
-    Ok(exit_code(&review, block, &dismissed))
+    Ok(exit_code(&review.published, block, &tally))
 }
 
 /// The severity at which a published finding nobody dismissed fails the job, or
@@ -180,13 +195,13 @@ fn severity(text: &str) -> Result<Severity> {
 }
 
 /// Advisory (0) unless blocking applies at a severity (see [`blocking`]) some
-/// published finding reaches; findings a person dismissed (their ids in
-/// `dismissed`) never count.
-fn exit_code(review: &Review, block: Option<Severity>, dismissed: &BTreeSet<String>) -> ExitCode {
+/// published finding reaches, or some finding of an earlier run that still stands
+/// (`tally`); findings a person dismissed never count.
+fn exit_code(published: &[Published], block: Option<Severity>, tally: &publish::Tally) -> ExitCode {
     let Some(min) = block else { return ExitCode::SUCCESS };
-    let at_least = |p: &&gauntlet_review::review::Published| p.severity.weight() >= min.weight();
+    let at_least = |p: &&Published| p.severity.weight() >= min.weight();
     let (quiet, blocking): (Vec<_>, Vec<_>) =
-        review.published.iter().filter(at_least).partition(|p| dismissed.contains(&p.id));
+        published.iter().filter(at_least).partition(|p| tally.dismissed.contains(&p.id));
     if !quiet.is_empty() {
         eprintln!(
             "gauntlet: {} finding(s) at or above `{}` were dismissed on the pull request and do not fail the job",
@@ -194,7 +209,14 @@ fn exit_code(review: &Review, block: Option<Severity>, dismissed: &BTreeSet<Stri
             min.as_str()
         );
     }
-    let blocking = blocking.len();
+    let earlier = tally.standing.iter().filter(|s| s.severity.weight() >= min.weight()).count();
+    if earlier > 0 {
+        eprintln!(
+            "gauntlet: {earlier} finding(s) at or above `{}` from earlier runs still stand on the pull request (this run did not review them again)",
+            min.as_str()
+        );
+    }
+    let blocking = blocking.len() + earlier;
     if blocking == 0 {
         return ExitCode::SUCCESS;
     }

@@ -3,7 +3,7 @@
 
 use gauntlet_publish::dismissal::{Counted, Dismissals, Form};
 use gauntlet_publish::plan::Action;
-use gauntlet_publish::{Anchor, Candidate, Handle, Person, Plan, Reply, Thread};
+use gauntlet_publish::{Anchor, Candidate, Edited, Handle, Person, Plan, Reply, Thread};
 use gauntlet_review::contract::{Lens, Severity};
 use gauntlet_review::finding::Finding;
 use gauntlet_review::review::{Funnel, Published, Review, SCHEMA_VERSION};
@@ -117,7 +117,7 @@ pub fn person(name: &str) -> Person {
 
 /// A reply by `name`.
 pub fn reply(name: &str, body: &str) -> Reply {
-    Reply { author: person(name), body: body.into() }
+    Reply { author: person(name), body: body.into(), edited: Edited::NotByOthers }
 }
 
 /// Dismissals in which `threads` were resolved by a writer.
@@ -126,5 +126,5 @@ pub fn resolved_by_writer(threads: &[usize]) -> Dismissals {
         .iter()
         .map(|&thread| Counted { thread, by: person("erin"), form: Form::Resolution, reason: None })
         .collect();
-    Dismissals { counted, ignored: vec![] }
+    Dismissals { counted, ..Dismissals::default() }
 }

@@ -36,7 +36,13 @@ fn set_status(s: &mut State, thread: u64, status: &str, who: &str) {
     }
     t.status = status.to_string();
     t.resolved = !matches!(status, "active" | "pending");
-    t.notes.push(Note { id, author: who.into(), body: format!("{who} changed the status to {status}"), system: true });
+    t.notes.push(Note {
+        id,
+        author: who.into(),
+        body: format!("{who} changed the status to {status}"),
+        system: true,
+        edited_by: None,
+    });
 }
 
 fn identity(author: &str) -> Value {

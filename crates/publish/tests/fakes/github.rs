@@ -112,36 +112,81 @@ fn review(s: &mut State, body: &Value) -> ResponseTemplate {
     json(json!({"id": s.id(), "state": "COMMENTED"}))
 }
 
-/// Node ids for threads are `T<number>`.
+/// Items per page of any connection, as the publisher asks for.
+const PAGE: usize = 100;
+
+/// One page of `items` after the cursor in `variables` (an offset), as a
+/// GraphQL connection.
+fn page(items: Vec<Value>, cursor: &Value) -> Value {
+    let from: usize = cursor.as_str().and_then(|c| c.parse().ok()).unwrap_or(0);
+    let to = (from + PAGE).min(items.len());
+    let more = to < items.len();
+    json!({"pageInfo": {"hasNextPage": more, "endCursor": to.to_string()}, "nodes": items[from.min(to)..to].to_vec()})
+}
+
+fn comments(t: &FakeThread) -> Vec<Value> {
+    t.notes
+        .iter()
+        .map(|n| {
+            let editor = n.edited_by.as_ref().map(|who| json!({"login": login(who, true)}));
+            json!({"id": format!("C{}", n.id), "databaseId": n.id, "body": n.body, "author": {"login": login(&n.author, true)},
+                   "lastEditedAt": n.edited_by.as_ref().map(|_| "2026-01-01T00:00:00Z"), "editor": editor})
+        })
+        .collect()
+}
+
+/// The pull request's own comments (not in a review thread), oldest first.
+fn general(s: &State) -> Vec<Value> {
+    s.threads.iter().filter(|t| t.path.is_none()).flat_map(comments).collect()
+}
+
+fn frowns(t: &FakeThread) -> Vec<Value> {
+    t.thumbs_down.iter().map(|who| json!({"user": {"login": login(who, true)}})).collect()
+}
+
+/// Node ids for threads are `T<number>`, for comments `C<number>`.
 fn graphql(s: &mut State, body: &Value) -> ResponseTemplate {
     let query = body["query"].as_str().unwrap_or_default();
+    let cursor = &body["variables"]["cursor"];
+    let node_id = body["variables"]["id"].as_str().unwrap_or_default();
+    let number = |prefix: char| node_id.strip_prefix(prefix).and_then(|n| n.parse::<u64>().ok());
     if query.contains("reviewThreads") {
+        if query.contains("comments(first:50)") || !query.contains("pageInfo{hasNextPage endCursor} nodes{databaseId") {
+            s.errors.push(format!("thread query without paged comments: {query}"));
+        }
         let nodes: Vec<Value> = s
             .threads
             .iter()
             .filter(|t| t.path.is_some())
             .map(|t| {
-                let comments: Vec<Value> = t
-                    .notes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| {
-                        let frowns = if i == 0 { t.thumbs_down.clone() } else { vec![] };
-                        let reactions: Vec<Value> =
-                            frowns.iter().map(|who| json!({"user": {"login": login(who, true)}})).collect();
-                        json!({"databaseId": n.id, "body": n.body, "author": {"login": login(&n.author, true)},
-                               "reactions": {"nodes": reactions}})
-                    })
-                    .collect();
+                let all = comments(t);
+                let mut head = all[0].clone();
+                head["reactions"] = page(frowns(t), &Value::Null);
                 let resolved_by =
                     t.resolved_by.as_ref().filter(|_| t.resolved).map(|who| json!({"login": login(who, true)}));
                 json!({"id": format!("T{}", t.id), "isResolved": t.resolved, "resolvedBy": resolved_by, "path": t.path,
-                       "comments": {"nodes": comments}})
+                       "head": {"nodes": [head]}, "comments": page(all, &Value::Null)})
             })
             .collect();
-        let page = json!({"pageInfo": {"hasNextPage": false, "endCursor": null}, "nodes": nodes});
-        let pr = json!({"author": {"login": s.author}, "reviewThreads": page});
+        let list = json!({"pageInfo": {"hasNextPage": false, "endCursor": null}, "nodes": nodes});
+        let pr = json!({"id": "P1", "author": {"login": s.author}, "reviewThreads": list,
+                        "comments": page(general(s), &Value::Null)});
         return json(json!({"data": {"repository": {"pullRequest": pr}}}));
+    }
+    if query.contains("node(id:") && query.contains("on PullRequest{") {
+        return json(json!({"data": {"node": {"comments": page(general(s), cursor)}}}));
+    }
+    if query.contains("node(id:") && query.contains("PullRequestReviewThread") {
+        let Some(t) = number('T').and_then(|id| s.threads.iter().find(|t| t.id == id)) else {
+            return json(json!({"data": {"node": null}}));
+        };
+        return json(json!({"data": {"node": {"comments": page(comments(t), cursor)}}}));
+    }
+    if query.contains("node(id:") && query.contains("PullRequestReviewComment") {
+        let Some(t) = number('C').and_then(|id| s.threads.iter().find(|t| t.notes[0].id == id)) else {
+            return json(json!({"data": {"node": null}}));
+        };
+        return json(json!({"data": {"node": {"reactions": page(frowns(t), cursor)}}}));
     }
     let resolve = query.contains("mutation") && query.contains("resolveReviewThread");
     if resolve {

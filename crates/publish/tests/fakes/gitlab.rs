@@ -72,7 +72,7 @@ fn discussion(t: &FakeThread) -> Value {
 }
 
 impl Wire for GitLabWire {
-    fn answer(&self, s: &mut State, method: &str, path: &str, _query: &str, body: &Value) -> ResponseTemplate {
+    fn answer(&self, s: &mut State, method: &str, path: &str, query: &str, body: &Value) -> ResponseTemplate {
         if let Some(id) = path.strip_prefix("/api/v4/projects/7/members/all/") {
             return member(s, id.parse().unwrap_or(0));
         }
@@ -90,7 +90,10 @@ impl Wire for GitLabWire {
                 let awards: Vec<Value> = thread
                     .map(|t| t.thumbs_down.iter().map(|who| json!({"name": "thumbsdown", "user": user(who)})).collect())
                     .unwrap_or_default();
-                json(json!(awards))
+                // Pages of `per_page=100`, numbered from 1.
+                let page: usize = query.split('&').find_map(|kv| kv.strip_prefix("page=")?.parse().ok()).unwrap_or(1);
+                let from = ((page.max(1) - 1) * 100).min(awards.len());
+                json(json!(awards[from..(from + 100).min(awards.len())]))
             }
             ("GET", "/discussions") => {
                 let list: Vec<Value> = s.threads.iter().map(discussion).collect();

@@ -30,6 +30,8 @@ pub struct Note {
     pub body: String,
     /// Azure DevOps' record of a status change.
     pub system: bool,
+    /// Who last edited it, when someone did.
+    pub edited_by: Option<String>,
 }
 
 /// A thread on the pull request; `path` is `None` for a general comment.
@@ -137,7 +139,7 @@ impl State {
 
     pub fn add(&mut self, path: Option<String>, line: Option<u32>, author: &str, body: &str) -> u64 {
         let (thread, note) = (self.id(), self.id());
-        let n = Note { id: note, author: author.into(), body: body.into(), system: false };
+        let n = Note { id: note, author: author.into(), body: body.into(), system: false, edited_by: None };
         let status = "active".to_string();
         let (resolved_by, thumbs_down) = (None, Vec::new());
         self.threads.push(FakeThread {
@@ -278,8 +280,16 @@ impl Fake {
     pub fn reply_as(&self, thread: u64, who: &str, text: &str) {
         let mut s = self.state();
         let id = s.id();
-        let note = Note { id, author: who.into(), body: text.into(), system: false };
+        let note = Note { id, author: who.into(), body: text.into(), system: false, edited_by: None };
         s.thread_mut(thread).unwrap().notes.push(note);
+    }
+
+    /// Replace the text of the last note on `thread` as `who` (an edit).
+    pub fn edit_last(&self, thread: u64, who: &str, text: &str) {
+        let mut s = self.state();
+        let note = s.thread_mut(thread).unwrap().notes.last_mut().unwrap();
+        note.body = text.into();
+        note.edited_by = Some(who.into());
     }
 
     /// Give the pipeline's comment on `thread` the host's negative reaction.

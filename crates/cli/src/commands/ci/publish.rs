@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use gauntlet_change::FileDiff;
 use gauntlet_change::git::Git;
 use gauntlet_loop::engine::Settings as LoopSettings;
+use gauntlet_publish::standing::{self, Standing};
 use gauntlet_publish::{Candidate, OverviewMarker, Policy, Request, anchor, dismissal};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Location;
@@ -52,22 +53,28 @@ impl NotPosted {
     }
 }
 
-/// Ids of the published findings a person dismissed on the pull request.
-pub type Dismissed = BTreeSet<String>;
+/// What decides the exit code besides this run's own findings.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// Ids of the published findings a person dismissed on the pull request.
+    pub dismissed: BTreeSet<String>,
+    /// Findings of earlier runs this run left standing without raising them.
+    pub standing: Vec<Standing>,
+}
 
 /// Post `review`, last and in one sync: fixes (`--suggest`) are all done before
-/// the first comment goes out. Also says which findings were dismissed (none
-/// known when the pull request could not be read). `Err` only for an
-/// interruption before posting.
+/// the first comment goes out. Also says which findings were dismissed and
+/// which earlier ones still stand (none known when the pull request could not
+/// be read). `Err` only for an interruption before posting.
 pub fn post(
     runtime: &tokio::runtime::Runtime,
     poster: &mut Poster,
     review: &Review,
     target: &Target<'_>,
-) -> Result<(Posted, Dismissed)> {
+) -> Result<(Posted, Tally)> {
     let (host, existing) = match poster.as_ref() {
         Ok((host, existing)) => (host, existing),
-        Err(why) => return Ok((Err(NotPosted::nothing(why.clone())), Dismissed::new())),
+        Err(why) => return Ok((Err(NotPosted::nothing(why.clone())), Tally::default())),
     };
     // Anchors come from the pull request's whole diff (what the host shows),
     // even when only part of it was reviewed.
@@ -77,7 +84,7 @@ pub fn post(
     };
     let diffs = match diffs {
         Ok(d) => d,
-        Err(why) => return Ok((Err(NotPosted::nothing(why)), Dismissed::new())),
+        Err(why) => return Ok((Err(NotPosted::nothing(why)), Tally::default())),
     };
     let candidates = review
         .published
@@ -103,6 +110,7 @@ pub fn post(
         head: review.head.clone(),
         rules: review.rules_version.clone(),
         config: target.digest.clone(),
+        held: None,
     };
     let dismissals = interrupt::block_on(runtime, STOPPED, dismissal::check(host.as_ref(), existing, target.policy))?;
     let mut request = Request { review, candidates, marker, cap: target.cap, reviewed, notes, dismissals };
@@ -112,7 +120,8 @@ pub fn post(
         fixes.attach(runtime, existing, &mut request, STOPPED)?;
     }
     let plan = gauntlet_publish::preview(existing, &request, host.dialect());
-    let dismissed: Dismissed = plan.dismissed.iter().map(|&i| request.candidates[i].finding.id.clone()).collect();
+    let dismissed = plan.dismissed.iter().map(|&i| request.candidates[i].finding.id.clone()).collect();
+    let tally = Tally { dismissed, standing: standing::standing(existing, &plan) };
     interrupt::check(STOPPED)?;
     // Posting is not raced against a signal: once begun, it finishes, so the pull
     // request never shows half a run.
@@ -127,7 +136,17 @@ pub fn post(
         };
         NotPosted { why, partly: e.posted_something(), uncertain: e.outcome_unknown() }
     });
-    Ok((summary.map(|summary| format!("posted to {}: {summary}", host.name())), dismissed))
+    Ok((summary.map(|summary| format!("posted to {}: {summary}", host.name())), tally))
+}
+
+/// For a run that reviews nothing (its head was reviewed already): the findings
+/// that stand on the pull request, or `None` when the pull request cannot be
+/// read or its overview predates the record of the findings it holds.
+pub fn unreviewed(runtime: &tokio::runtime::Runtime, poster: &Poster, policy: Policy) -> Result<Option<Tally>> {
+    let Ok((host, existing)) = poster.as_ref() else { return Ok(None) };
+    let dismissals = interrupt::block_on(runtime, super::STOPPED, dismissal::check(host.as_ref(), existing, policy))?;
+    let standing = standing::without_review(existing, &dismissals);
+    Ok(standing.map(|standing| Tally { dismissed: BTreeSet::new(), standing }))
 }
 
 fn place(diffs: &[FileDiff], location: &str, inline: bool) -> Option<gauntlet_publish::Anchor> {
