@@ -9,6 +9,7 @@
 
 pub mod coverage;
 mod fmt;
+pub mod html;
 mod json;
 pub mod markdown;
 mod rdjson;
