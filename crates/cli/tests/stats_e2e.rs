@@ -75,7 +75,7 @@ async fn a_bad_date_or_format_is_refused() {
     let (ok, _, err) = stats(&fake, &["--since", "March"]).await;
     assert!(!ok && err.contains("YYYY-MM-DD"), "{err}");
     let (ok, _, err) = stats(&fake, &["--format", "xml"]).await;
-    assert!(!ok && err.contains("terminal or json"), "{err}");
+    assert!(!ok && err.contains("terminal, json or html"), "{err}");
     assert!(fake.repo().log.is_empty(), "nothing asked of the host");
 }
 
