@@ -9,7 +9,7 @@
 
 use crate::report::{Backtest, CaseResult, Side};
 use crate::sweep::Point;
-use sha2::{Digest, Sha256};
+use gauntlet_report::html::{escape, head};
 use std::fmt::Write;
 
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#1b1f24}\
@@ -17,46 +17,6 @@ table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #d0d
 text-align:left;vertical-align:top}th{background:#f6f8fa}.case{border:1px solid #d0d7de;border-radius:6px;\
 padding:.5rem 1rem;margin:1rem 0}.failed{border-color:#cf222e}.tp{color:#1a7f37}.fp{color:#cf222e}\
 code{background:#f6f8fa;padding:0 .2rem}svg text{font-size:11px}";
-
-/// Escape text for HTML element content and quoted attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            match i <= chunk.len() {
-                true => out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char),
-                false => out.push('='),
-            }
-        }
-    }
-    out
-}
-
-/// The policy: nothing loads, nothing runs; only this stylesheet applies.
-pub fn content_security_policy() -> String {
-    let hash = base64(&Sha256::digest(STYLE.as_bytes()));
-    format!(
-        "default-src 'none'; style-src 'sha256-{hash}'; img-src data:; base-uri 'none'; form-action 'none'; \
-         frame-ancestors 'none'"
-    )
-}
 
 fn pct(v: Option<f64>) -> String {
     v.map_or_else(|| "n/a".to_string(), |v| format!("{:.0}%", v * 100.0))
@@ -70,14 +30,7 @@ fn num(v: Option<f64>) -> String {
 pub fn render(b: &Backtest) -> String {
     let mut h = String::new();
     let title = format!("Backtest of {}", b.corpus);
-    let _ = write!(
-        h,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\
-         <meta name=\"viewport\" content=\"width=device-width\"><title>{}</title><style>{STYLE}</style></head><body>\n",
-        escape(&content_security_policy()),
-        escape(&title)
-    );
+    h.push_str(&head(&title, STYLE));
     let _ = writeln!(
         h,
         "<h1>{}</h1><p>{} on {} case(s), threshold {}, tolerance {} line(s){}.</p>",
@@ -304,24 +257,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_markup_character_is_escaped() {
-        assert_eq!(
-            escape("<img src=x onerror=\"a('b')\">&"),
-            "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;"
-        );
-    }
-
-    #[test]
-    fn base64_matches_the_standard_alphabet_and_padding() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-    }
-
-    #[test]
-    fn the_policy_hash_is_the_hash_of_the_stylesheet_the_page_carries() {
+    fn the_page_carries_the_policy_for_the_stylesheet_it_carries() {
         let meta = crate::report::Meta {
             corpus: "c".into(),
             provider: "p".into(),
@@ -334,16 +270,9 @@ mod tests {
         };
         let page = render(&crate::report::summarise(meta, Vec::new()));
         let style = page.split("<style>").nth(1).and_then(|r| r.split("</style>").next()).unwrap();
-        let hash = base64(&Sha256::digest(style.as_bytes()));
-        assert!(page.contains(&format!("style-src &#39;sha256-{hash}&#39;")), "{page}");
+        let csp = gauntlet_report::html::content_security_policy(style);
+        assert!(page.contains(&format!("content=\"{}\"", escape(&csp))), "{page}");
         assert_eq!(page.matches("<style>").count(), 1, "one stylesheet, the hashed one");
         assert!(!page.contains("style=\""), "no style attribute: the policy would block it");
-    }
-
-    #[test]
-    fn the_policy_forbids_scripts_and_remote_loads() {
-        let csp = content_security_policy();
-        assert!(csp.starts_with("default-src 'none'; style-src 'sha256-"), "{csp}");
-        assert!(!csp.contains("unsafe") && !csp.contains("script-src"), "{csp}");
     }
 }

@@ -74,7 +74,8 @@ pub struct StatsArgs {
     /// Only pull requests merged or closed on or after DATE (YYYY-MM-DD).
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
-    /// Output format: terminal or json.
+    /// Output format: terminal, json or html (one self-contained page with the
+    /// monthly trend as a chart).
     #[arg(long, value_name = "FORMAT", default_value = "terminal")]
     pub format: String,
 }

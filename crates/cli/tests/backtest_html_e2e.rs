@@ -6,45 +6,13 @@
 mod support;
 
 use serde_json::json;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
-use support::{Fake, Wire, finder, gauntlet, verdict};
+use std::path::PathBuf;
+use support::{Fake, Wire, artifacts, chromium, finder, gauntlet, verdict};
 
 const HOSTILE: &str = "Cursor reset <img src=x onerror=alert(1)><script>document.title=1</script><b id=injected>x</b> resets the cursor to zero";
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus")
-}
-
-/// Where the screenshot goes: `GAUNTLET_TEST_ARTIFACTS`, else cargo's test scratch folder.
-fn artifacts() -> PathBuf {
-    let dir = std::env::var_os("GAUNTLET_TEST_ARTIFACTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Run headless Chromium on `page` with the flags that keep it offline and fresh;
-/// returns (stdout, stderr).
-async fn chromium(page: &Path, profile: &Path, extra: &[&str]) -> (String, String) {
-    let binary = ["chromium", "chromium-browser"]
-        .into_iter()
-        .find(|b| std::process::Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()))
-        .expect("Chromium is not installed: run scripts/deps (Debian package `chromium`) to install it");
-    let url = format!("file://{}", page.display());
-    let run = tokio::process::Command::new(binary)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        .args(["--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr"])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(extra)
-        .arg(&url)
-        .kill_on_drop(true)
-        .output();
-    let out =
-        tokio::time::timeout(Duration::from_secs(120), run).await.expect("chromium finished in 2 minutes").unwrap();
-    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
-    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

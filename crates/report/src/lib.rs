@@ -11,6 +11,7 @@
 pub mod codequality;
 pub mod coverage;
 mod fmt;
+pub mod html;
 mod json;
 pub mod markdown;
 pub mod plain;

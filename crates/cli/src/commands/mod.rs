@@ -11,3 +11,4 @@ pub mod review;
 pub mod reviewers;
 pub mod rules;
 pub mod stats;
+mod stats_html;

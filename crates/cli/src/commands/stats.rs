@@ -1,7 +1,8 @@
 //! `gauntlet stats`: what became of the findings the pipeline published on the
 //! repository's recent merged or closed pull requests, read from the host with
 //! the pipeline's own token (read only). The outcome rules and the host fields
-//! that decide them are in `gauntlet_publish::history` and `::outcome`.
+//! that decide them are in `gauntlet_publish::history` and `::outcome`; the
+//! HTML page is in `stats_html`.
 
 use crate::args::StatsArgs;
 use crate::settings::Env;
@@ -14,8 +15,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 pub fn run(args: &StatsArgs, author_may_dismiss: bool, env: &Env) -> Result<()> {
-    if !matches!(args.format.as_str(), "terminal" | "json") {
-        bail!("--format {}: use terminal or json", args.format);
+    if !matches!(args.format.as_str(), "terminal" | "json" | "html") {
+        bail!("--format {}: use terminal, json or html", args.format);
     }
     if let Some(date) = &args.since {
         let ok = date.len() == 10
@@ -32,6 +33,7 @@ pub fn run(args: &StatsArgs, author_may_dismiss: bool, env: &Env) -> Result<()> 
     let f = figures(&read.records);
     match args.format.as_str() {
         "json" => println!("{}", serde_json::to_string_pretty(&to_json(&what, &read, &f))?),
+        "html" => print!("{}", super::stats_html::render(&what, &read, &f)),
         _ => print!("{}", terminal(&what, &read, &f)),
     }
     Ok(())

@@ -338,3 +338,38 @@ pub fn command(
     };
     cmd
 }
+
+// --- headless Chromium, for the HTML pages -----------------------------------
+
+/// Where the screenshot goes: `GAUNTLET_TEST_ARTIFACTS`, else cargo's test scratch folder.
+pub fn artifacts() -> PathBuf {
+    let dir = std::env::var_os("GAUNTLET_TEST_ARTIFACTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Run headless Chromium on `page` with the flags that keep it offline and fresh;
+/// returns (stdout, stderr).
+pub async fn chromium(page: &Path, profile: &Path, extra: &[&str]) -> (String, String) {
+    let binary = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|b| std::process::Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()))
+        .expect("Chromium is not installed: run scripts/deps (Debian package `chromium`) to install it");
+    let url = format!("file://{}", page.display());
+    let run = tokio::process::Command::new(binary)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        .args(["--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(&url)
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(120), run)
+        .await
+        .expect("chromium finished in 2 minutes")
+        .unwrap();
+    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
