@@ -355,7 +355,7 @@ fn gh_thread(t: &RThread) -> Value {
     }
     json!({"id": format!("T{}", t.note), "isResolved": t.resolved_by.is_some(), "isOutdated": t.outdated,
            "resolvedBy": t.resolved_by.as_ref().map(|w| json!({"login": gh_login(w)})), "path": t.path,
-           "comments": {"nodes": comments}})
+           "head": {"nodes": [comments[0].clone()]}, "comments": {"nodes": comments}})
 }
 
 // --- GitLab ---------------------------------------------------------------
