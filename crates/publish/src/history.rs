@@ -119,6 +119,27 @@ pub struct Read {
     pub partial: Option<String>,
     /// Dismissing acts that did not count, and why (one line each).
     pub not_counted: Vec<String>,
+    /// Findings whose dismissal counts, with what they said and the reason given:
+    /// what later reviews and `gauntlet rules draft --from-stats` learn from.
+    pub dismissed: Vec<Dismissed>,
+}
+
+/// A finding a person allowed to dismiss it dismissed, as
+/// [`crate::dismissal::assess`] decided (only counted dismissals are here).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dismissed {
+    pub pr: u64,
+    pub path: String,
+    pub finding: String,
+    pub reviewers: Vec<String>,
+    /// The finding's claim, as the pipeline's comment states it.
+    pub claim: String,
+    /// Who dismissed it (login, username or display name).
+    pub by: String,
+    pub form: dismissal::Form,
+    /// The reason given with a command, when there was one (at most
+    /// [`dismissal::MAX_REASON_CHARS`]).
+    pub reason: Option<String>,
 }
 
 impl Read {
@@ -251,6 +272,18 @@ async fn records_of(
         ));
     }
     for (t, (comment, posted)) in kept.into_iter().enumerate() {
+        if let Some(counted) = dismissals.of(t) {
+            out.dismissed.push(Dismissed {
+                pr: pull.number,
+                path: comment.thread.path.clone(),
+                finding: posted.id.clone(),
+                reviewers: posted.reviewers.clone(),
+                claim: crate::body::parse(&comment.thread.body).map(|p| p.claim).unwrap_or_default(),
+                by: counted.by.name.clone(),
+                form: counted.form,
+                reason: counted.reason.clone(),
+            });
+        }
         let facts = Facts {
             dismissed: dismissals.is_dismissed(t),
             resolved_by_pipeline: posted.resolved,

@@ -197,6 +197,7 @@ mod tests {
             unreadable: 0,
             partial: None,
             not_counted: vec![format!("#1 {hostile}: x, not counted: y")],
+            dismissed: Vec::new(),
         };
         let page = render("GitHub o/\"r\"", &read, &figures(&records));
         assert!(!page.contains("<img") && !page.contains("</script>"), "{page}");
