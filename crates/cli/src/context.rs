@@ -27,6 +27,8 @@ pub fn prepare(
     };
     if wants(ContextKind::Feedback) {
         (config.feedback, config.feedback_source) = load_feedback(git, env)?;
+        let author_may_dismiss = settings.file.ci.author_may_dismiss.unwrap_or(false);
+        config.dismissals = crate::feedback_api::load_dismissals(git, env, author_may_dismiss);
     }
     let src = Sources { git, change, head, config: &config };
     // Reviewers left out are listed in the report's notes, not on stderr: on most

@@ -9,7 +9,9 @@ use crate::ci_env::{self, HostConfig};
 use crate::settings::Env;
 use anyhow::{Context as _, Result, bail};
 use gauntlet_change::git::Git;
-use gauntlet_review::context::feedback::{self, Comment};
+use gauntlet_publish::history::{self, History, Scope};
+use gauntlet_publish::{azure, github, gitlab};
+use gauntlet_review::context::feedback::{self, Comment, Dismissal};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -51,6 +53,78 @@ pub fn load(git: &Git, env: &Env) -> Result<Option<(Vec<Comment>, String)>> {
             Ok(read_cache(&cache, false).map(|c| (earlier(c), format!("{source} (stale cache)"))))
         }
     }
+}
+
+/// Earlier pull requests whose counted dismissals are read for prior feedback: the
+/// read asks for one listing page or two, each pull request's threads, and each
+/// dismisser's write access once.
+const DISMISSAL_PULLS: usize = 15;
+
+/// Reasons given for counted dismissals of the pipeline's findings on the
+/// repository's recent merged or closed pull requests, when running in a
+/// pull-request pipeline; empty elsewhere. Read the way `gauntlet stats` reads
+/// outcomes (so only people allowed to dismiss count: writers, and the author
+/// when `author_may_dismiss`), cached under `.git/gauntlet/feedback/` for an hour.
+pub fn load_dismissals(git: &Git, env: &Env, author_may_dismiss: bool) -> Vec<Dismissal> {
+    let Ok(ctx) = ci_env::detect(env) else {
+        return Vec::new();
+    };
+    let Ok(host) = ctx.host else {
+        return Vec::new();
+    };
+    let (_, key, _) = describe(&host);
+    let policy = if author_may_dismiss { "author" } else { "writers" };
+    let Ok(cache) = cache_file(git, &format!("{key}-dismissals-{policy}")) else {
+        return Vec::new();
+    };
+    let read_cached = |fresh_only: bool| -> Option<Vec<Dismissal>> {
+        let age =
+            SystemTime::now().duration_since(std::fs::metadata(&cache).ok()?.modified().ok()?).unwrap_or_default();
+        if fresh_only && age > FRESH {
+            return None;
+        }
+        serde_json::from_str(&std::fs::read_to_string(&cache).ok()?).ok()
+    };
+    if let Some(cached) = read_cached(true) {
+        return cached;
+    }
+    match read_dismissals(&host, author_may_dismiss) {
+        Ok(found) => {
+            let written = std::fs::create_dir_all(cache.parent().expect("cache file has a folder"))
+                .and_then(|()| std::fs::write(&cache, serde_json::to_string(&found).expect("dismissals serialise")));
+            if let Err(e) = written {
+                eprintln!("gauntlet: warning: could not cache dismissals under .git/gauntlet: {e}");
+            }
+            found
+        }
+        Err(e) => {
+            eprintln!("gauntlet: warning: could not read earlier dismissals: {e:#}");
+            read_cached(false).unwrap_or_default()
+        }
+    }
+}
+
+fn read_dismissals(host: &HostConfig, author_may_dismiss: bool) -> Result<Vec<Dismissal>> {
+    let history: Box<dyn History> = match host {
+        HostConfig::GitHub(c) => Box::new(github::GitHub::new(c.clone())?),
+        HostConfig::GitLab(c) => Box::new(gitlab::GitLab::new(c.clone())?),
+        HostConfig::Azure(c) => Box::new(azure::Azure::new(c.clone())?),
+    };
+    let scope = Scope { last: DISMISSAL_PULLS, since: None, policy: gauntlet_publish::Policy { author_may_dismiss } };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let read = runtime.block_on(history::read(history.as_ref(), &scope))?;
+    Ok(read
+        .dismissed
+        .into_iter()
+        .filter_map(|d| {
+            Some(Dismissal {
+                path: d.path,
+                pr: d.pr,
+                claim: d.claim,
+                reason: d.reason.filter(|r| !r.trim().is_empty())?,
+            })
+        })
+        .collect())
 }
 
 /// What the comments are called in notes, their cache key, and the pull request

@@ -41,6 +41,40 @@ pub struct Comment {
     pub url: Option<String>,
 }
 
+/// A finding of gauntlet's on an earlier pull request that someone allowed to
+/// dismiss it dismissed with a reason. Only the host's own records, read through
+/// the one definition of a counted dismissal, produce these: never an export
+/// file, which anyone who can change the repository could write.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+pub struct Dismissal {
+    pub path: String,
+    pub pr: u64,
+    /// What the finding claimed.
+    pub claim: String,
+    pub reason: String,
+}
+
+/// Characters kept of a dismissal's reason and of the claim it answered.
+const MAX_REASON_CHARS: usize = 200;
+const MAX_CLAIM_CHARS: usize = 200;
+/// Dismissals shown per changed file.
+const MAX_DISMISSALS_PER_FILE: usize = 5;
+
+/// One line of at most `max` characters: control characters and line breaks
+/// become spaces, runs of spaces one.
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let words: Vec<&str> = flat.split_whitespace().collect();
+    let joined = words.join(" ");
+    if joined.chars().count() <= max { joined } else { joined.chars().take(max).collect::<String>() + "…" }
+}
+
+/// Whether a comment's first non-blank line is a `/gauntlet` command: such
+/// replies are dismissals, shown only when they count (see [`Dismissal`]).
+fn is_command(body: &str) -> bool {
+    body.lines().map(str::trim).find(|l| !l.is_empty()).is_some_and(|l| l.starts_with("/gauntlet"))
+}
+
 /// Parse JSON Lines; `source` names the file in errors. Blank lines and lines
 /// starting with `#` are skipped.
 pub fn parse_jsonl(source: &str, text: &str) -> Result<Vec<Comment>, ContextError> {
@@ -76,20 +110,39 @@ pub(super) fn gather(src: &Sources<'_>) -> Gathered {
     }
     let mut per_file: BTreeMap<&str, Vec<&Comment>> = BTreeMap::new();
     for c in &src.config.feedback {
-        if c.body.contains(OWN_MARKER) || c.body.trim().is_empty() {
+        if c.body.contains(OWN_MARKER) || c.body.trim().is_empty() || is_command(&c.body) {
             continue;
         }
         if let Some(changed) = by_path.get(c.path.as_str()) {
             per_file.entry(changed).or_default().push(c);
         }
     }
-    if per_file.is_empty() {
+    let mut dismissed: BTreeMap<&str, Vec<&Dismissal>> = BTreeMap::new();
+    for d in &src.config.dismissals {
+        if let Some(changed) = by_path.get(d.path.as_str()) {
+            let list = dismissed.entry(changed).or_default();
+            if list.len() < MAX_DISMISSALS_PER_FILE && !list.iter().any(|e| e.reason == d.reason && e.claim == d.claim)
+            {
+                list.push(d);
+            }
+        }
+    }
+    if per_file.is_empty() && dismissed.is_empty() {
         return Gathered::Nothing(format!(
             "no earlier review comment on the changed files (from {})",
             src.config.feedback_source
         ));
     }
     let mut blocks = Vec::new();
+    for (path, list) in dismissed {
+        blocks.push(Block {
+            kind: ContextKind::Feedback,
+            label: format!("dismissed findings on {path}"),
+            text: list.iter().map(|d| describe_dismissal(d)).collect::<Vec<_>>().join("\n"),
+            about: vec![path.to_string()],
+            code: Vec::new(),
+        });
+    }
     let mut total = 0;
     for (path, mut comments) in per_file {
         // Newest first; comments without a time go last, in their file order.
@@ -109,6 +162,16 @@ pub(super) fn gather(src: &Sources<'_>) -> Gathered {
         });
     }
     Gathered::Found(blocks)
+}
+
+fn describe_dismissal(d: &Dismissal) -> String {
+    format!(
+        "--- PR #{} · {}\na maintainer dismissed a similar finding here: {}\n(the finding said: {})\n",
+        d.pr,
+        one_line(&d.path, MAX_CLAIM_CHARS),
+        one_line(&d.reason, MAX_REASON_CHARS),
+        one_line(&d.claim, MAX_CLAIM_CHARS)
+    )
 }
 
 fn describe(c: &Comment) -> String {
@@ -135,6 +198,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("feedback.jsonl line 3") && err.contains("path"), "{err}");
+    }
+
+    #[test]
+    fn command_replies_are_not_ordinary_feedback_and_reasons_are_one_capped_line() {
+        assert!(is_command("\n  /gauntlet dismiss the caller checks"));
+        assert!(!is_command("Please see /gauntlet dismiss in the docs"));
+        assert_eq!(one_line("a\n\n b\u{7}\tc", 10), "a b c");
+        assert_eq!(one_line(&"x".repeat(300), MAX_REASON_CHARS).chars().count(), MAX_REASON_CHARS + 1);
     }
 
     #[test]

@@ -68,6 +68,9 @@ pub struct Config {
     pub feedback: Vec<feedback::Comment>,
     /// Where those comments came from, for notes ("`.gauntlet/feedback.jsonl`").
     pub feedback_source: String,
+    /// Reasons people allowed to dismiss gave for dismissing gauntlet's findings on
+    /// earlier pull requests (read from the code host in CI).
+    pub dismissals: Vec<feedback::Dismissal>,
 }
 
 impl Default for Config {
@@ -77,6 +80,7 @@ impl Default for Config {
             token_files: Vec::new(),
             feedback: Vec::new(),
             feedback_source: feedback::EXPORT_FILE.into(),
+            dismissals: Vec::new(),
         }
     }
 }
