@@ -86,14 +86,22 @@ pub enum RulesCommand {
     Lock,
     /// Fail (exit 1) if the rules in use differ from gauntlet.lock, naming each drifted file.
     Verify,
-    /// Draft a rule from the commit that fixed an escaped defect, for a human to commit.
+    /// Draft a rule from the commit that fixed an escaped defect, or with --from-stats
+    /// a known-false-positives section for the most dismissed reviewer, for a human to commit.
     Draft {
         /// The commit that fixed the defect.
-        #[arg(long, value_name = "COMMIT")]
-        escape: String,
+        #[arg(long, value_name = "COMMIT", required_unless_present = "from_stats", conflicts_with = "from_stats")]
+        escape: Option<String>,
         /// Write the draft to FILE (outside every rules folder) instead of printing it.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", conflicts_with = "from_stats")]
         out: Option<PathBuf>,
+        /// Read the outcomes `gauntlet stats` reads and print, as a patch, a section of
+        /// known false positives for the reviewer with the most dismissed findings.
+        #[arg(long)]
+        from_stats: bool,
+        /// With --from-stats: the newest this many merged or closed pull requests (default 50).
+        #[arg(long, value_name = "N", requires = "from_stats")]
+        last: Option<usize>,
     },
 }
 

@@ -164,7 +164,12 @@ fn rules_command(
                 return Ok(ExitCode::from(1));
             }
         }
-        args::RulesCommand::Draft { escape, out } => commands::rules::draft(git, escape, out.as_deref(), &env_var)?,
+        args::RulesCommand::Draft { escape: Some(escape), out, .. } => {
+            commands::rules::draft(git, escape, out.as_deref(), &env_var)?
+        }
+        args::RulesCommand::Draft { escape: None, last, .. } => {
+            commands::rules::draft_from_stats(git, config, *last, &env_var)?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -40,7 +40,7 @@ pub fn run(args: &StatsArgs, author_may_dismiss: bool, env: &Env) -> Result<()> 
 }
 
 /// The repository's host, from the variables `gauntlet ci` reads, and what to call it.
-fn connect(env: &Env) -> Result<(Box<dyn History>, String)> {
+pub(crate) fn connect(env: &Env) -> Result<(Box<dyn History>, String)> {
     if let Some(repository) = env("GITHUB_REPOSITORY") {
         let token = env("GITHUB_TOKEN").or_else(|| env("GH_TOKEN")).context("GITHUB_TOKEN (or GH_TOKEN) is not set")?;
         let config = github::Config {
