@@ -131,6 +131,11 @@ impl FakeRepo {
     }
 
     pub fn host(&self) -> Box<dyn History> {
+        self.host_with(usize::MAX)
+    }
+
+    /// [`FakeRepo::host`], sending at most `calls` requests.
+    pub fn host_with(&self, calls: usize) -> Box<dyn History> {
         let uri = self.server.uri();
         match self.kind {
             Kind::GitHub => Box::new(
@@ -142,7 +147,8 @@ impl FakeRepo {
                     token: "ghs_faketoken".into(),
                     login: "github-actions[bot]".into(),
                 })
-                .unwrap(),
+                .unwrap()
+                .limit_calls(calls),
             ),
             Kind::GitLab => Box::new(
                 gauntlet_publish::gitlab::GitLab::new(gauntlet_publish::gitlab::Config {
@@ -151,7 +157,8 @@ impl FakeRepo {
                     merge_request: 0,
                     token: "glpat-fake".into(),
                 })
-                .unwrap(),
+                .unwrap()
+                .limit_calls(calls),
             ),
             Kind::Azure => Box::new(
                 gauntlet_publish::azure::Azure::new(gauntlet_publish::azure::Config {
@@ -161,7 +168,8 @@ impl FakeRepo {
                     pull_request: 0,
                     token: "azure-fake-token".into(),
                 })
-                .unwrap(),
+                .unwrap()
+                .limit_calls(calls),
             ),
         }
     }
