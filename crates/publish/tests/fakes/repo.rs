@@ -361,9 +361,12 @@ fn gh_thread(t: &RThread) -> Value {
     for (who, text) in &t.replies {
         comments.push(json!({"databaseId": 1, "body": text, "author": {"login": who}, "reactions": {"nodes": []}}));
     }
+    // The paged shape the history query asks for: the opening comment under the
+    // `head` alias, every comment under `comments`, each list in one page.
     json!({"id": format!("T{}", t.note), "isResolved": t.resolved_by.is_some(), "isOutdated": t.outdated,
            "resolvedBy": t.resolved_by.as_ref().map(|w| json!({"login": gh_login(w)})), "path": t.path,
-           "comments": {"nodes": comments}})
+           "head": {"nodes": [comments[0].clone()]},
+           "comments": {"pageInfo": {"hasNextPage": false}, "nodes": comments}})
 }
 
 // --- GitLab ---------------------------------------------------------------
