@@ -34,6 +34,7 @@ pub mod anchor;
 pub mod azure;
 pub mod body;
 pub mod dismissal;
+pub mod earned;
 pub mod github;
 pub mod gitlab;
 pub mod history;
