@@ -56,6 +56,13 @@ pub fn assess(records: &[Record], bar: Bar) -> Earned {
     Earned { bar, overall, reviewers }
 }
 
+/// The records of findings raised in `era` ([`crate::marker::era_tag`]): a new
+/// rules version or standard-tier model starts a new record. A finding whose
+/// comment records no era (written before eras were recorded) belongs to none.
+pub fn of_era(records: &[Record], era: &str) -> Vec<Record> {
+    records.iter().filter(|r| r.era.as_deref() == Some(era)).cloned().collect()
+}
+
 impl Earned {
     /// The repository as a whole cleared the bar.
     pub fn met(&self) -> bool {
@@ -123,6 +130,7 @@ mod tests {
             reviewers: vec![reviewer.to_string()],
             closed_at: "2024-03-01".into(),
             outcome,
+            era: None,
         };
         let mut out: Vec<Record> = (0..fixed).map(|_| one(Outcome::Fixed)).collect();
         out.extend((0..dismissed).map(|_| one(Outcome::Dismissed)));
@@ -176,5 +184,16 @@ mod tests {
         assert!(e.met());
         let all = assess(&r, bar());
         assert!(!all.met(), "over all 60 precision is 0.50");
+    }
+
+    #[test]
+    fn a_new_era_starts_a_new_record() {
+        let mut r = records("logic", 40, 0);
+        r.iter_mut().take(10).for_each(|x| x.era = Some("new".into()));
+        r.iter_mut().skip(10).for_each(|x| x.era = Some("old".into()));
+        r.push(Record { era: None, ..r[0].clone() });
+        assert_eq!(of_era(&r, "new").len(), 10);
+        assert!(!assess(&of_era(&r, "new"), bar()).met(), "ten findings of the new era are too few");
+        assert!(assess(&r, bar()).met(), "kept across eras, the old record counts");
     }
 }

@@ -79,6 +79,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let format: Format = settings.format.parse()?;
     let opts = Options { verbose: settings.verbose, color: settings.color && format == Format::Terminal };
     let config_digest = digest(&settings);
+    let model = standard_model(&settings);
     let prepared = match prepare(git, &review_args, env, settings)? {
         Plan::Skip(review) => return skipped(&review, format, &opts),
         Plan::Run(prepared) => prepared,
@@ -129,6 +130,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         scope: &scope,
         prepared: &prepared,
         digest: config_digest,
+        model,
         cap: args.max_comments,
         suggest,
         policy,
@@ -231,6 +233,12 @@ fn digest(settings: &Settings) -> String {
     h.update(settings.fingerprint.as_bytes());
     h.update(format!("{:?}", settings.models).as_bytes());
     hex::encode(&h.finalize()[..8])
+}
+
+/// The standard-tier model as `provider:model`, or empty when none is configured.
+fn standard_model(settings: &Settings) -> String {
+    let spec = settings.models.as_ref().and_then(|m| m.get(&gauntlet_model::Tier::Standard));
+    spec.map(|s| format!("{}:{}", s.provider, s.model)).unwrap_or_default()
 }
 
 fn short(rev: &str) -> &str {

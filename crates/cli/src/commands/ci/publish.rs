@@ -23,6 +23,9 @@ pub struct Target<'a> {
     pub scope: &'a Scope,
     pub prepared: &'a Prepared,
     pub digest: String,
+    /// The standard-tier model (`provider:model`, empty when none is set); with
+    /// the rules version it makes the era the overview and new comments record.
+    pub model: String,
     /// Comments to open per run at most.
     pub cap: usize,
     /// `--suggest`: the fix loop to run for new comments before posting.
@@ -111,6 +114,7 @@ pub fn post(
         rules: review.rules_version.clone(),
         config: target.digest.clone(),
         held: None,
+        era: Some(gauntlet_publish::marker::era_tag(&review.rules_version, &target.model)),
     };
     let dismissals = interrupt::block_on(runtime, STOPPED, dismissal::check(host.as_ref(), existing, target.policy))?;
     let mut request = Request { review, candidates, marker, cap: target.cap, reviewed, notes, dismissals };
