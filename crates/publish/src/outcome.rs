@@ -20,7 +20,7 @@
 
 use crate::body;
 use crate::marker::FindingMarker;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The end of one published finding.
@@ -194,7 +194,7 @@ impl Record {
 }
 
 /// Counts per outcome, and the figures built on them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     pub fixed: usize,
     pub withdrawn: usize,

@@ -175,6 +175,34 @@ impl FakeRepo {
     }
 }
 
+/// Answer, on another fake's `server`, the GitHub reads a history makes: the
+/// closed pull request listing, the history's thread query and collaborators'
+/// permissions, from `repo`; every other request stays that fake's. `repo`'s
+/// `requests` then counts exactly the history's requests.
+pub async fn serve_github_history(repo: &Arc<Mutex<Repo>>, server: &MockServer) {
+    use wiremock::matchers::{body_string_contains, method, path, path_regex};
+    let answer = || Responder { kind: Kind::GitHub, repo: repo.clone() };
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/pulls"))
+        .respond_with(answer())
+        .with_priority(1)
+        .mount(server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/graphql"))
+        .and(body_string_contains("{author{login} reviewThreads(first:50"))
+        .respond_with(answer())
+        .with_priority(1)
+        .mount(server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path_regex("^/repos/o/r/collaborators/[^/]+/permission$"))
+        .respond_with(answer())
+        .with_priority(1)
+        .mount(server)
+        .await;
+}
+
 /// `page` (from 1) of `items`, and whether more follow.
 fn page<T: Clone>(items: &[T], size: usize, page: usize) -> (Vec<T>, bool) {
     let start = (page.max(1) - 1) * size;

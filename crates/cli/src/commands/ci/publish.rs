@@ -26,6 +26,8 @@ pub struct Target<'a> {
     /// The standard-tier model (`provider:model`, empty when none is set); with
     /// the rules version it makes the era the overview and new comments record.
     pub model: String,
+    /// Which blocking mode applied and why, for the overview.
+    pub mode_note: Option<String>,
     /// Comments to open per run at most.
     pub cap: usize,
     /// `--suggest`: the fix loop to run for new comments before posting.
@@ -109,6 +111,7 @@ pub fn post(
         }
         Scope::Same { .. } => None,
     };
+    notes.extend(target.mode_note.clone());
     let marker = OverviewMarker {
         head: review.head.clone(),
         rules: review.rules_version.clone(),
