@@ -79,6 +79,92 @@ pub struct CiSection {
     /// Let the pull request's author dismiss findings on it (commands, resolutions
     /// and reactions); off by default.
     pub author_may_dismiss: Option<bool>,
+    /// `fail-on` (the default: `--fail-on` decides) or `earned` (`--fail-on`
+    /// applies only while the measured precision clears the bar below).
+    pub blocking: Option<String>,
+    /// `earned`: the newest this many decided findings are measured (100).
+    pub window: Option<usize>,
+    /// `earned`: precision in the wild must be at least this (0.90).
+    pub min_precision: Option<f64>,
+    /// `earned`: at least this many decided findings in the window (30).
+    pub min_findings: Option<usize>,
+    /// `earned`: API calls at most for reading the record (40).
+    pub stats_calls: Option<usize>,
+    /// `earned`: keep counting findings raised under earlier rules versions and
+    /// standard-tier models (off: each change starts a new record).
+    pub keep_record_across_rules: Option<bool>,
+}
+
+/// How `gauntlet ci` decides whether findings block, from `[ci] blocking`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BlockingMode {
+    /// `--fail-on` decides, as it says.
+    FailOn,
+    /// `--fail-on` applies only where precision measured on the repository's
+    /// closed pull requests cleared the bar.
+    Earned(EarnedSettings),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EarnedSettings {
+    pub bar: gauntlet_publish::earned::Bar,
+    /// API calls at most for reading the record.
+    pub calls: usize,
+    pub keep_record_across_rules: bool,
+}
+
+impl CiSection {
+    /// The blocking mode these keys ask for, or what is wrong with them.
+    pub fn blocking_mode(&self) -> Result<BlockingMode> {
+        let earned_keys = [
+            ("window", self.window.is_some()),
+            ("min_precision", self.min_precision.is_some()),
+            ("min_findings", self.min_findings.is_some()),
+            ("stats_calls", self.stats_calls.is_some()),
+            ("keep_record_across_rules", self.keep_record_across_rules.is_some()),
+        ];
+        match self.blocking.as_deref().unwrap_or("fail-on") {
+            "fail-on" => {
+                if let Some((key, _)) = earned_keys.iter().find(|(_, set)| *set) {
+                    bail!("[ci] {key} applies only with blocking = \"earned\" (blocking is \"fail-on\")");
+                }
+                Ok(BlockingMode::FailOn)
+            }
+            "earned" => {
+                let defaults = gauntlet_publish::earned::Bar::default();
+                let window = self.window.unwrap_or(defaults.window);
+                let min_precision = self.min_precision.unwrap_or(defaults.min_precision);
+                let min_findings = self.min_findings.unwrap_or(defaults.min_findings);
+                let calls = self.stats_calls.unwrap_or(40);
+                if window == 0 {
+                    bail!("[ci] window must be at least 1 decided finding");
+                }
+                if !(min_precision > 0.0 && min_precision <= 1.0) {
+                    bail!(
+                        "[ci] min_precision {min_precision} is not a share: use a number above 0 and at most 1, e.g. 0.90"
+                    );
+                }
+                if min_findings == 0 {
+                    bail!("[ci] min_findings must be at least 1");
+                }
+                if min_findings > window {
+                    bail!(
+                        "[ci] min_findings {min_findings} is more than window {window}: the bar could never be met; \
+                         lower min_findings or widen the window"
+                    );
+                }
+                if calls < 2 {
+                    bail!("[ci] stats_calls {calls} is too few: reading the record takes at least 2 API calls");
+                }
+                Ok(BlockingMode::Earned(EarnedSettings {
+                    bar: gauntlet_publish::earned::Bar { window, min_precision, min_findings },
+                    calls,
+                    keep_record_across_rules: self.keep_record_across_rules.unwrap_or(false),
+                }))
+            }
+            other => bail!("[ci] blocking = \"{other}\": use \"fail-on\" or \"earned\""),
+        }
+    }
 }
 
 /// `[rules]`: an external channel of rule files, pinned by tag.
@@ -408,6 +494,8 @@ impl Settings {
         if ![0, 25, 50, 75, 100].contains(&threshold) {
             bail!("threshold {threshold} is not on the confidence rubric: use 0, 25, 50, 75 or 100");
         }
+        // Checked here so that any command, not only `ci`, points out a bad [ci] key.
+        file.ci.blocking_mode()?;
         let concurrency = args.concurrency.or(file.review.concurrency).unwrap_or(4);
         if concurrency == 0 {
             bail!("concurrency must be at least 1");
@@ -507,3 +595,33 @@ impl Settings {
 
 /// The starter file `gauntlet init` writes.
 pub const STARTER: &str = include_str!("starter.toml");
+
+#[cfg(test)]
+mod blocking_tests {
+    use super::*;
+
+    fn ci(text: &str) -> CiSection {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn blocking_defaults_to_fail_on_and_earned_takes_the_documented_defaults() {
+        assert_eq!(ci("").blocking_mode().unwrap(), BlockingMode::FailOn);
+        let BlockingMode::Earned(e) = ci("blocking = \"earned\"").blocking_mode().unwrap() else { panic!() };
+        assert_eq!((e.bar.window, e.bar.min_precision, e.bar.min_findings), (100, 0.90, 30));
+        assert_eq!((e.calls, e.keep_record_across_rules), (40, false));
+    }
+
+    #[test]
+    fn bad_blocking_values_are_refused_with_what_to_write() {
+        let err = |text: &str| ci(text).blocking_mode().unwrap_err().to_string();
+        assert!(err("blocking = \"strict\"").contains("use \"fail-on\" or \"earned\""));
+        assert!(err("min_precision = 0.8").contains("applies only with blocking = \"earned\""));
+        assert!(err("blocking = \"earned\"\nmin_precision = 90.0").contains("is not a share"));
+        assert!(err("blocking = \"earned\"\nmin_precision = 0.0").contains("is not a share"));
+        assert!(err("blocking = \"earned\"\nwindow = 0").contains("window must be at least 1"));
+        assert!(err("blocking = \"earned\"\nwindow = 20").contains("could never be met"));
+        assert!(err("blocking = \"earned\"\nmin_findings = 0").contains("at least 1"));
+        assert!(err("blocking = \"earned\"\nstats_calls = 1").contains("too few"));
+    }
+}

@@ -59,6 +59,13 @@ pub struct Azure {
 }
 
 impl Azure {
+    /// Send at most `calls` requests from now on (retries included); later ones
+    /// fail without reaching the host. `ci` reads history under such a budget.
+    pub fn limit_calls(mut self, calls: usize) -> Azure {
+        self.client.limit_calls(calls);
+        self
+    }
+
     pub fn new(config: Config) -> Result<Azure, PublishError> {
         let collection = config.collection_uri.trim_end_matches('/').to_string();
         let pr = format!(

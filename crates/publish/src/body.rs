@@ -30,7 +30,7 @@ pub fn inline(p: &Published) -> String {
 /// [`inline`] with a section about a reviewed fix (from [`fix`]) before the
 /// closing line.
 pub fn inline_with(p: &Published, fix: Option<&str>) -> String {
-    let marker = FindingMarker { id: p.id.clone(), resolved: false };
+    let marker = FindingMarker { id: p.id.clone(), resolved: false, era: None };
     let mut out = marker.render();
     let _ = write!(out, "{}\n\n{}\n\n", header(p), text(&p.claim));
     out.push_str(&fenced(&p.evidence));
@@ -111,7 +111,9 @@ pub fn severity(body: &str) -> Option<Severity> {
 /// The body of a comment the pipeline resolves: the old text under a banner,
 /// its marker saying the pipeline did it.
 pub fn resolved(body: &str, id: &str, head: &str) -> String {
-    let marker = FindingMarker { id: id.to_string(), resolved: true };
+    // The era stays the one the finding was raised in.
+    let era = FindingMarker::parse(body).and_then(|m| m.era);
+    let marker = FindingMarker { id: id.to_string(), resolved: true, era };
     let old = strip(body);
     let old = old.strip_prefix(BANNER).map_or(old, |rest| rest.split_once("\n\n").map_or("", |(_, r)| r));
     let old = retire_suggestions(old);
@@ -520,7 +522,8 @@ mod answer_tests {
     fn a_finding_the_overview_holds_keeps_its_other_places_and_test_gaps() {
         let p = Published { inline: false, ..clustered() };
         let review = Review { published: vec![p.clone()], ..Review::default() };
-        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None };
+        let marker =
+            OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None, era: None };
         let facts = OverviewFacts { findings: vec![&p], ..OverviewFacts::default() };
         let body = overview(&review, &marker, &facts);
         assert!(body.contains("**Also at** `web/client.ts:4`"), "{body}");
@@ -530,7 +533,8 @@ mod answer_tests {
     #[test]
     fn an_unchecked_disproof_is_headed_as_the_validators_rejected_disproof() {
         let review = Review { unverified: vec![unverified()], ..Review::default() };
-        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None };
+        let marker =
+            OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None, era: None };
         let body = overview(&review, &marker, &OverviewFacts::default());
         assert!(body.contains("**The validator's rejected disproof** (disproof cited"), "{body}");
         assert!(!body.contains("Why it stands"), "{body}");
@@ -547,7 +551,7 @@ mod overview_tests {
     use gauntlet_review::review::{Gap, NotReviewed};
 
     fn marker() -> OverviewMarker {
-        OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None }
+        OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None, era: None }
     }
 
     fn gappy() -> Review {

@@ -73,6 +73,13 @@ pub struct GitHub {
 }
 
 impl GitHub {
+    /// Send at most `calls` requests from now on (retries included); later ones
+    /// fail without reaching the host. `ci` reads history under such a budget.
+    pub fn limit_calls(mut self, calls: usize) -> GitHub {
+        self.client.limit_calls(calls);
+        self
+    }
+
     pub fn new(config: Config) -> Result<GitHub, PublishError> {
         let api = config.api_url.trim_end_matches('/').to_string();
         let (owner, name) = config.repository.split_once('/').ok_or_else(|| PublishError::Response {

@@ -49,6 +49,13 @@ pub struct GitLab {
 }
 
 impl GitLab {
+    /// Send at most `calls` requests from now on (retries included); later ones
+    /// fail without reaching the host. `ci` reads history under such a budget.
+    pub fn limit_calls(mut self, calls: usize) -> GitLab {
+        self.client.limit_calls(calls);
+        self
+    }
+
     pub fn new(config: Config) -> Result<GitLab, PublishError> {
         let api = config.api_url.trim_end_matches('/').to_string();
         let client = Client::new(HOST, &[("PRIVATE-TOKEN", config.token.clone())], &config.token)?;

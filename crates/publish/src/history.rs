@@ -297,6 +297,7 @@ async fn records_of(
             reviewers: posted.reviewers,
             closed_at: pull.closed_at.clone(),
             outcome: outcome::decide(facts),
+            era: posted.era,
         });
     }
 }

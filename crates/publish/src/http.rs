@@ -7,6 +7,8 @@ use crate::PublishError;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 const ATTEMPTS: u32 = 3;
@@ -21,6 +23,8 @@ pub(crate) struct Client {
     host: &'static str,
     /// Scrubbed from every error message, in case a host echoes it back.
     secret: String,
+    /// Requests this client may still send (retries included); `None`: no limit.
+    budget: Option<Arc<AtomicUsize>>,
 }
 
 impl Client {
@@ -47,7 +51,13 @@ impl Client {
             reqwest::Client::builder().default_headers(map).timeout(Duration::from_secs(30)).build().map_err(|e| {
                 PublishError::Network { host, what: "start an HTTP client".into(), message: e.to_string() }
             })?;
-        Ok(Client { http, host, secret: secret.to_string() })
+        Ok(Client { http, host, secret: secret.to_string(), budget: None })
+    }
+
+    /// Send at most `calls` more requests, retries included; past that every
+    /// request fails at once with [`PublishError::Response`] naming the budget.
+    pub(crate) fn limit_calls(&mut self, calls: usize) {
+        self.budget = Some(Arc::new(AtomicUsize::new(calls)));
     }
 
     /// GET `url` as JSON, with its response headers (for pagination).
@@ -137,6 +147,13 @@ impl Client {
         body: Option<&Value>,
         what: &str,
     ) -> Result<(Value, HeaderMap), (PublishError, Option<Duration>)> {
+        let spent = |left: &Arc<AtomicUsize>| {
+            left.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_err()
+        };
+        if self.budget.as_ref().is_some_and(spent) {
+            let message = "the budget of API calls for this read is spent".to_string();
+            return Err((PublishError::Response { host: self.host, what: what.to_string(), message }, None));
+        }
         let mut request = self.http.request(method, url);
         if let Some(body) = body {
             request = request.json(body);

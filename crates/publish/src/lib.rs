@@ -23,7 +23,7 @@
 //! let dismissals = gauntlet_publish::dismissal::check(host, &existing, Default::default()).await;
 //! let candidates = review.published.iter().map(|p| Candidate { finding: p, anchor: None, fix: None }).collect();
 //! let marker =
-//!     OverviewMarker { head: review.head.clone(), rules: review.rules_version.clone(), config: "c".into(), held: None };
+//!     OverviewMarker { head: review.head.clone(), rules: review.rules_version.clone(), config: "c".into(), held: None, era: None };
 //! let request = Request { review, candidates, marker, cap: DEFAULT_CAP, reviewed: None, notes: vec![], dismissals };
 //! let summary = gauntlet_publish::sync(host, &existing, request).await?;
 //! println!("{summary}");
@@ -34,6 +34,7 @@ pub mod anchor;
 pub mod azure;
 pub mod body;
 pub mod dismissal;
+pub mod earned;
 pub mod github;
 pub mod gitlab;
 pub mod history;

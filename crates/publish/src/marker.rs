@@ -19,6 +19,11 @@ pub struct OverviewMarker {
     /// overview written before this was recorded (the field is absent), or
     /// one still to be filled in ([`crate::sync`] does).
     pub held: Option<Vec<Held>>,
+    /// [`era_tag`] of the rules version and the standard-tier model this run
+    /// reviewed with; the run's new finding comments carry it too, so a record
+    /// of precision can start again when either changes. `None` in an overview
+    /// written before this was recorded.
+    pub era: Option<String>,
 }
 
 /// A finding only the overview shows: enough to count it toward `--fail-on`
@@ -70,6 +75,23 @@ use gauntlet_review::contract::Severity;
 pub struct FindingMarker {
     pub id: String,
     pub resolved: bool,
+    /// [`era_tag`] of the run that raised the finding; `None` for a comment
+    /// written before this was recorded.
+    pub era: Option<String>,
+}
+
+/// A short tag of the rules version and the standard-tier model a review ran
+/// with: findings of one era are measured together.
+pub fn era_tag(rules: &str, model: &str) -> String {
+    path_tag(&format!("{rules}\n{model}"))
+}
+
+/// `body` (a finding comment) with its marker stamped with `era`; unchanged
+/// when it has no finding marker.
+pub fn stamp_era(body: &str, era: &str) -> String {
+    let Some(marker) = FindingMarker::parse(body) else { return body.to_string() };
+    let marker = FindingMarker { era: Some(era.to_string()), ..marker };
+    format!("{}{}", marker.render(), strip(body))
 }
 
 const OVERVIEW: &str = "gauntlet:overview";
@@ -85,8 +107,9 @@ impl OverviewMarker {
             Some(list) if list.is_empty() => " held=-".to_string(),
             Some(list) => format!(" held={}", list.iter().map(Held::render).collect::<Vec<_>>().join("+")),
         };
+        let era = self.era.as_deref().map(|e| format!(" era={}", clean(e))).unwrap_or_default();
         format!(
-            "<!-- {OVERVIEW} v1 head={} rules={} config={}{held} -->\n\n",
+            "<!-- {OVERVIEW} v1 head={} rules={} config={}{era}{held} -->\n\n",
             clean(&self.head),
             clean(&self.rules),
             clean(&self.config)
@@ -104,6 +127,7 @@ impl OverviewMarker {
             rules: field(&fields, "rules").unwrap_or_default().to_string(),
             config: field(&fields, "config").unwrap_or_default().to_string(),
             held,
+            era: field(&fields, "era").map(str::to_string),
         })
     }
 }
@@ -111,7 +135,8 @@ impl OverviewMarker {
 impl FindingMarker {
     pub fn render(&self) -> String {
         let state = if self.resolved { " state=resolved" } else { "" };
-        format!("<!-- {FINDING} v1 id={}{state} -->\n\n", clean(&self.id))
+        let era = self.era.as_deref().map(|e| format!(" era={}", clean(e))).unwrap_or_default();
+        format!("<!-- {FINDING} v1 id={}{era}{state} -->\n\n", clean(&self.id))
     }
 
     pub fn parse(body: &str) -> Option<FindingMarker> {
@@ -119,6 +144,7 @@ impl FindingMarker {
         Some(FindingMarker {
             id: field(&fields, "id")?.to_string(),
             resolved: field(&fields, "state") == Some("resolved"),
+            era: field(&fields, "era").map(str::to_string),
         })
     }
 }
@@ -161,17 +187,31 @@ mod tests {
 
     #[test]
     fn markers_round_trip() {
-        let o =
-            OverviewMarker { head: "abc123".into(), rules: "sha256:9f86".into(), config: "c0ffee".into(), held: None };
-        assert_eq!(OverviewMarker::parse(&format!("{}body", o.render())), Some(o));
-        let f = FindingMarker { id: "3f2a9c01".into(), resolved: true };
+        let o = OverviewMarker {
+            head: "abc123".into(),
+            rules: "sha256:9f86".into(),
+            config: "c0ffee".into(),
+            held: None,
+            era: None,
+        };
+        assert_eq!(OverviewMarker::parse(&format!("{}body", o.render())), Some(o.clone()));
+        let f = FindingMarker { id: "3f2a9c01".into(), resolved: true, era: None };
         assert_eq!(FindingMarker::parse(&f.render()), Some(f));
+        let f = FindingMarker { id: "3f2a9c01".into(), resolved: true, era: Some(era_tag("v3", "anthropic:x")) };
+        assert_eq!(FindingMarker::parse(&f.render()), Some(f));
+        let o = OverviewMarker { era: Some("00ff".into()), ..OverviewMarker::parse(&o.render()).unwrap() };
+        assert_eq!(OverviewMarker::parse(&o.render()), Some(o));
     }
 
     #[test]
     fn a_channel_rules_version_keeps_its_tag_and_lock_hash_in_the_marker() {
-        let o =
-            OverviewMarker { head: "abc".into(), rules: "v3+lock:9f86d081884c".into(), config: "c".into(), held: None };
+        let o = OverviewMarker {
+            head: "abc".into(),
+            rules: "v3+lock:9f86d081884c".into(),
+            config: "c".into(),
+            held: None,
+            era: None,
+        };
         assert_eq!(OverviewMarker::parse(&o.render()).unwrap().rules, "v3+lock:9f86d081884c");
     }
 
@@ -181,13 +221,32 @@ mod tests {
             Held { id: "5e0c1d2b3a4f6e7d".into(), severity: Severity::High, path: path_tag("src/a b.rs") },
             Held { id: "0011".into(), severity: Severity::Low, path: path_tag("lib/c.py") },
         ];
-        let o = OverviewMarker { head: "abc".into(), rules: "v3+lock:9f".into(), config: "c".into(), held: Some(held) };
+        let o = OverviewMarker {
+            head: "abc".into(),
+            rules: "v3+lock:9f".into(),
+            config: "c".into(),
+            held: Some(held),
+            era: None,
+        };
         assert_eq!(OverviewMarker::parse(&o.render()), Some(o.clone()));
         let none = OverviewMarker { held: Some(vec![]), ..o.clone() };
         assert_eq!(OverviewMarker::parse(&none.render()).unwrap().held, Some(vec![]));
         let old = "<!-- gauntlet:overview v1 head=abc rules=r config=c -->\n\nbody";
         assert_eq!(OverviewMarker::parse(old).unwrap().held, None, "unknown, not empty");
         assert_ne!(path_tag("src/a.rs"), path_tag("src/b.rs"));
+    }
+
+    #[test]
+    fn an_era_stamp_keeps_the_rest_of_the_comment_and_an_older_marker_has_none() {
+        let body = "<!-- gauntlet:finding v1 id=ab state=resolved -->\n\n**high** · x\n\nclaim";
+        let stamped = stamp_era(body, "e1");
+        let m = FindingMarker::parse(&stamped).unwrap();
+        assert_eq!((m.id.as_str(), m.resolved, m.era.as_deref()), ("ab", true, Some("e1")));
+        assert_eq!(strip(&stamped), strip(body));
+        assert_eq!(FindingMarker::parse(body).unwrap().era, None);
+        assert_eq!(stamp_era("no marker", "e1"), "no marker");
+        assert_ne!(era_tag("v3", "a"), era_tag("v4", "a"));
+        assert_ne!(era_tag("v3", "a"), era_tag("v3", "b"));
     }
 
     #[test]
@@ -199,7 +258,7 @@ mod tests {
 
     #[test]
     fn values_cannot_break_out_of_the_marker() {
-        let f = FindingMarker { id: "x --> <b>hi</b> state=resolved".into(), resolved: false };
+        let f = FindingMarker { id: "x --> <b>hi</b> state=resolved".into(), resolved: false, era: None };
         let parsed = FindingMarker::parse(&f.render()).unwrap();
         assert!(!parsed.resolved);
         assert_eq!(parsed.id, "x--bhibstateresolved");
@@ -207,7 +266,7 @@ mod tests {
 
     #[test]
     fn strip_removes_the_marker_line() {
-        let f = FindingMarker { id: "a".into(), resolved: false };
+        let f = FindingMarker { id: "a".into(), resolved: false, era: None };
         assert_eq!(strip(&format!("{}text", f.render())), "text");
         assert_eq!(strip("plain\ntext"), "plain\ntext");
     }

@@ -20,7 +20,7 @@
 
 use crate::body;
 use crate::marker::FindingMarker;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The end of one published finding.
@@ -105,6 +105,8 @@ pub struct Posted {
     pub severity: String,
     /// Every reviewer that raised the finding (`raised_by`), or the one reviewer.
     pub reviewers: Vec<String>,
+    /// The era its marker records ([`crate::marker::era_tag`]), if any.
+    pub era: Option<String>,
 }
 
 /// The finding a pipeline comment body describes; `None` when it has no finding
@@ -118,7 +120,13 @@ pub fn posted(text: &str) -> Option<Posted> {
     let spans = code_spans(who);
     let one = who.starts_with("reviewer ") && spans.len() == 1;
     let many = who.starts_with("raised by ") && !spans.is_empty();
-    (one || many).then_some(Posted { id: marker.id, resolved: marker.resolved, severity, reviewers: spans })
+    (one || many).then_some(Posted {
+        id: marker.id,
+        resolved: marker.resolved,
+        severity,
+        reviewers: spans,
+        era: marker.era,
+    })
 }
 
 /// The contents of the Markdown code spans in `text`, in order.
@@ -173,6 +181,9 @@ pub struct Record {
     /// writes it); empty while it is open.
     pub closed_at: String,
     pub outcome: Outcome,
+    /// The rules version and standard-tier model that raised it
+    /// ([`crate::marker::era_tag`]); `None` for a comment that does not say.
+    pub era: Option<String>,
 }
 
 impl Record {
@@ -183,7 +194,7 @@ impl Record {
 }
 
 /// Counts per outcome, and the figures built on them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     pub fixed: usize,
     pub withdrawn: usize,
@@ -306,6 +317,7 @@ mod tests {
             reviewers: reviewers.iter().map(|r| r.to_string()).collect(),
             closed_at: closed.into(),
             outcome,
+            era: None,
         }
     }
 

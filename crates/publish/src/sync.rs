@@ -78,6 +78,15 @@ pub fn preview(existing: &Existing, request: &Request<'_>, dialect: Dialect) -> 
     };
     let mut plan = plan_sync(&existing.threads, &candidates, &opts);
     plan.carried = carried(existing, request);
+    // The comments this run writes carry its era, so their outcomes are counted
+    // with the rules and model that raised them.
+    if let Some(era) = &request.marker.era {
+        for action in &mut plan.actions {
+            if let Action::Create { body, .. } | Action::Update { body, .. } = action {
+                *body = crate::marker::stamp_era(body, era);
+            }
+        }
+    }
     plan
 }
 

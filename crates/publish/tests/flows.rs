@@ -16,12 +16,26 @@ async fn publish(fake: &Fake, published: Vec<Published>) -> Result<Summary, Publ
 }
 
 async fn publish_with(fake: &Fake, published: Vec<Published>, policy: Policy) -> Result<Summary, PublishError> {
+    publish_in(fake, published, policy, None).await
+}
+
+async fn publish_in(
+    fake: &Fake,
+    published: Vec<Published>,
+    policy: Policy,
+    era: Option<&str>,
+) -> Result<Summary, PublishError> {
     let review = review(published);
     let host = fake.host();
     let existing = host.existing(HEAD).await?;
     let dismissals = dismissal::check(host.as_ref(), &existing, policy).await;
-    let marker =
-        OverviewMarker { head: HEAD.into(), rules: review.rules_version.clone(), config: "cfg1".into(), held: None };
+    let marker = OverviewMarker {
+        head: HEAD.into(),
+        rules: review.rules_version.clone(),
+        config: "cfg1".into(),
+        held: None,
+        era: era.map(str::to_string),
+    };
     let request = Request {
         review: &review,
         candidates: candidates(&review.published),
@@ -41,8 +55,13 @@ async fn publish_incremental(fake: &Fake, published: Vec<Published>, paths: &[&s
     let host = fake.host();
     let existing = host.existing(HEAD).await.unwrap();
     let dismissals = dismissal::check(host.as_ref(), &existing, Policy::default()).await;
-    let marker =
-        OverviewMarker { head: HEAD.into(), rules: review.rules_version.clone(), config: "cfg1".into(), held: None };
+    let marker = OverviewMarker {
+        head: HEAD.into(),
+        rules: review.rules_version.clone(),
+        config: "cfg1".into(),
+        held: None,
+        era: None,
+    };
     let request = Request {
         review: &review,
         candidates: candidates(&review.published),
@@ -122,6 +141,19 @@ async fn an_edited_finding_updates_its_comment(fake: Fake) {
     let inline = fake.inline();
     assert_eq!(inline.len(), 3);
     assert!(inline[1].notes[0].body.contains("Concurrent callers race"));
+}
+
+/// The era a run records goes on the comments it writes and on its overview; a
+/// comment the pipeline resolves later keeps the era it was raised in.
+async fn comments_carry_the_era_they_were_raised_in(fake: Fake) {
+    publish_in(&fake, run(0), Policy::default(), Some("e1")).await.unwrap();
+    let era = |body: &str| gauntlet_publish::FindingMarker::parse(body).and_then(|m| m.era);
+    assert!(fake.inline().iter().all(|t| era(&t.notes[0].body).as_deref() == Some("e1")), "{:#?}", fake.inline());
+    assert_eq!(OverviewMarker::parse(&fake.overviews()[0]).and_then(|m| m.era).as_deref(), Some("e1"));
+    publish_in(&fake, run(0)[..2].to_vec(), Policy::default(), Some("e2")).await.unwrap();
+    let inline = fake.inline();
+    assert!(inline[2].resolved);
+    assert_eq!(era(&inline[2].notes[0].body).as_deref(), Some("e1"), "resolved in a later era, raised in e1");
 }
 
 async fn a_vanished_finding_is_resolved(fake: Fake) {
@@ -597,6 +629,7 @@ for_each_host!(
     repeated_ignored_attempts_are_one_line,
     earlier_findings_stand_until_reviewed_or_dismissed,
     a_finding_only_the_overview_holds_is_dismissed_by_id,
+    comments_carry_the_era_they_were_raised_in,
 );
 
 #[tokio::test]

@@ -124,3 +124,25 @@ async fn a_failure_part_way_gives_a_partial_read_that_says_so() {
     assert!(covers.contains("partial: stopped at pull request 1") && covers.contains("HTTP 404"), "{covers}");
     assert_eq!(figures(&read.records).total, tally(1, 1, 2, 2));
 }
+
+/// A read under a call budget sends no more requests than that, and says where
+/// it stopped; what it read before the budget ran out still counts.
+#[tokio::test]
+async fn a_call_budget_caps_the_requests_and_leaves_a_partial_read() {
+    for kind in [Kind::GitHub, Kind::GitLab, Kind::Azure] {
+        let fake = FakeRepo::start(kind, scenario(kind)).await;
+        let full = {
+            let host = fake.host();
+            history::read(host.as_ref(), &scope(50)).await.unwrap();
+            fake.repo().requests
+        };
+        fake.repo().requests = 0;
+        let budget = full - 1;
+        let host = fake.host_with(budget);
+        let read = history::read(host.as_ref(), &scope(50)).await.unwrap();
+        assert!(fake.repo().requests <= budget, "{kind:?}: {} requests", fake.repo().requests);
+        let why = read.partial.clone().unwrap_or_default();
+        assert!(why.contains("budget of API calls"), "{kind:?}: {why}");
+        assert!(!read.pulls.is_empty(), "{kind:?}: the pull requests read before the budget ran out count");
+    }
+}

@@ -89,7 +89,11 @@ fn assert_inert(prose: &str, what: &str) {
 fn inline_comments_carry_hostile_text_only_escaped_under_gauntlets_own_marker() {
     for (name, text) in corpus() {
         let body = inline(&hostile_finding(&text));
-        assert_eq!(FindingMarker::parse(&body), Some(FindingMarker { id: "f1".into(), resolved: false }), "{name}");
+        assert_eq!(
+            FindingMarker::parse(&body),
+            Some(FindingMarker { id: "f1".into(), resolved: false, era: None }),
+            "{name}"
+        );
         let after_marker = body.split_once('\n').unwrap().1;
         assert_inert(&prose(after_marker), &name);
     }
@@ -104,7 +108,8 @@ fn the_overview_carries_hostile_text_only_escaped_under_gauntlets_own_marker() {
             gaps: vec![Gap { step: "find".into(), reviewer: None, finding: None, message: text.clone() }],
             ..Review::default()
         };
-        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None };
+        let marker =
+            OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None, era: None };
         let facts = OverviewFacts { findings: vec![&finding], notes: vec![text.clone()], ..Default::default() };
         let body = overview(&review, &marker, &facts);
         assert_eq!(OverviewMarker::parse(&body), Some(marker), "{name}");
@@ -138,7 +143,8 @@ fn names_and_reasons_people_wrote_reach_the_overview_only_escaped() {
             if p.id == "u1" { Access::Write } else { Access::Unknown(first.clone()) }
         });
         assert_eq!((verdict.counted.len(), verdict.ignored.len()), (1, 1), "{name}");
-        let marker = OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None };
+        let marker =
+            OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None, era: None };
         let facts = OverviewFacts { dismissals: body::dismissal_lines(&threads, &verdict), ..Default::default() };
         let body = overview(&Review::default(), &marker, &facts);
         assert_eq!(OverviewMarker::parse(&body), Some(marker), "{name}");
@@ -182,7 +188,11 @@ fn a_hostile_fix_stays_inside_its_fence_in_every_hosts_comment() {
             let section = body::fix(fix, dialect, Some(&at));
             let body = body::inline_with(&finding, Some(&section));
             let what = format!("{name} on {dialect:?}");
-            assert_eq!(FindingMarker::parse(&body), Some(FindingMarker { id: "f1".into(), resolved: false }), "{what}");
+            assert_eq!(
+                FindingMarker::parse(&body),
+                Some(FindingMarker { id: "f1".into(), resolved: false, era: None }),
+                "{what}"
+            );
             assert_inert(&prose(body.split_once('\n').unwrap().1), &what);
             assert!(
                 body.contains(text.lines().next().unwrap_or_default()),

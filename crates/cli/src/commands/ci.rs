@@ -12,7 +12,7 @@
 use crate::args::CiArgs;
 use crate::ci_env::{self, BaseRef, CiContext, HostConfig};
 use crate::commands::review::{Plan, prepare};
-use crate::settings::{Env, Settings};
+use crate::settings::{BlockingMode, Env, Settings};
 use anyhow::{Context, Result, bail};
 use gauntlet_change::git::Git;
 use gauntlet_publish::{CodeHost, Existing, OverviewMarker, azure, github, gitlab};
@@ -24,6 +24,7 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::process::ExitCode;
 
+mod earned;
 mod publish;
 mod scope;
 mod status;
@@ -47,6 +48,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         );
     }
     let (base, merge_base) = scope::commits(git, &ctx)?;
+    let base_commit = base.clone();
     crate::progress::say!(
         "gauntlet: {} pull request: reviewing {}..{}",
         ctx.system,
@@ -79,20 +81,56 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let format: Format = settings.format.parse()?;
     let opts = Options { verbose: settings.verbose, color: settings.color && format == Format::Terminal };
     let config_digest = digest(&settings);
+    let model = standard_model(&settings);
+    let mode = settings.file.ci.blocking_mode()?;
+    let cache_dir = env("GAUNTLET_CACHE_DIR").map(std::path::PathBuf::from);
     let prepared = match prepare(git, &review_args, env, settings)? {
         Plan::Skip(review) => return skipped(&review, format, &opts),
         Plan::Run(prepared) => prepared,
     };
+    let era = gauntlet_publish::marker::era_tag(prepared.rules_version(), &model);
+    let (block, mode_note) = match (&mode, fail_on) {
+        (BlockingMode::FailOn, _) => (Blocking { min: fail_on, earned: None }, None),
+        (BlockingMode::Earned(_), None) => (
+            Blocking { min: None, earned: None },
+            Some("advisory: blocking is earned, and this run has no --fail-on to apply".to_string()),
+        ),
+        (BlockingMode::Earned(earned_settings), Some(min)) => {
+            let figure = (era.as_str(), base_commit.as_str());
+            match earned::decide(&runtime, git, &ctx, earned_settings, figure, policy, cache_dir) {
+                Ok(decision) => {
+                    let reason = decision.reason();
+                    crate::progress::say!("gauntlet: {reason} ({})", decision.source);
+                    let min = decision.earned.met().then_some(min);
+                    (Blocking { min, earned: Some(decision.earned) }, Some(reason))
+                }
+                Err(why) => {
+                    let reason = format!("advisory: the record of precision could not be read ({why})");
+                    crate::progress::say!("gauntlet: {reason}");
+                    (Blocking { min: None, earned: None }, Some(reason))
+                }
+            }
+        }
+    };
     if let Scope::Same { last } = &scope {
         let marker = existing.and_then(|e| e.overview.as_ref()).and_then(|o| OverviewMarker::parse(&o.body));
         let same = marker.is_some_and(|m| m.rules == prepared.rules_version() && m.config == config_digest);
-        if same && !args.review.force {
+        // Under earned blocking, findings of earlier runs carry no reviewer this
+        // run can weigh, so a run that blocks reviews again rather than skip.
+        let earned_blocks = block.earned.is_some() && block.min.is_some();
+        if same && earned_blocks && !args.review.force {
+            crate::progress::say!(
+                "gauntlet: {} was reviewed already, but earned blocking applies: reviewing again to weigh each finding's reviewer",
+                short(last)
+            );
+        }
+        if same && !earned_blocks && !args.review.force {
             // A re-run of the same head ("Re-run failed jobs") is skipped, but it must
             // not pass what the first run failed: with `--fail-on` the exit code comes
             // from what stands on the pull request (open threads nobody dismissed, at
             // the severity their comment names, and the findings the overview's marker
             // records as held). An overview too old to record those gets a review.
-            let standing = match fail_on {
+            let standing = match block.min {
                 None => Some(publish::Tally::default()),
                 Some(_) => publish::unreviewed(&runtime, &poster, policy)?,
             };
@@ -101,7 +139,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
                     "gauntlet: skipped: {} was already reviewed with the same rules and config (--force reviews it again)",
                     short(last)
                 );
-                return Ok(exit_code(&[], blocking(fail_on), &tally));
+                return Ok(exit_code(&[], &block, &tally));
             }
             crate::progress::say!(
                 "gauntlet: {} was reviewed already, but its overview does not record the findings it holds: reviewing again for --fail-on",
@@ -129,14 +167,16 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         scope: &scope,
         prepared: &prepared,
         digest: config_digest,
+        model,
+        mode_note,
         cap: args.max_comments,
         suggest,
         policy,
     };
     let (posted, tally) = publish::post(&runtime, &mut poster, &review, &target)?;
     publish::summary(&ctx, &review, &posted)?;
-    let block = blocking(fail_on);
-    let run_status = status::build(&review, &tally.dismissed, block, &scope, ctx.details_url.clone());
+    let may_block = |p: &Published| block.counts(p);
+    let run_status = status::build(&review, &tally.dismissed, block.min, &may_block, &scope, ctx.details_url.clone());
     status::report(&runtime, &poster, &review.head, &run_status);
     if let Some(path) = &args.codequality {
         status::write_codequality(path, &run_status.findings)?;
@@ -150,17 +190,37 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         Err(_) => "nothing was posted to the pull request",
     };
     crate::interrupt::check(state)?;
-    Ok(exit_code(&review.published, block, &tally))
+    Ok(exit_code(&review.published, &block, &tally))
 }
 
-/// The severity at which a published finding nobody dismissed fails the job, or
-/// `None` when the run is advisory. Blocking applies exactly when `--fail-on` was
-/// given. This is the one place that decides it: the exit code, the GitHub check
-/// run's conclusion and the Azure DevOps status all follow it, so a later mode
-/// that blocks only while precision measured on the repository's own pull
-/// requests clears a bar (`[ci] blocking = "earned"`) replaces this function.
-fn blocking(fail_on: Option<Severity>) -> Option<Severity> {
-    fail_on
+/// What fails the job. The exit code, the GitHub check run's conclusion and the
+/// Azure DevOps status all follow this one decision, made in [`run`]:
+/// - `[ci] blocking = "fail-on"` (the default): `min` is `--fail-on`, and every
+///   finding nobody dismissed counts;
+/// - `"earned"`: `min` is `--fail-on` only while precision over the record
+///   ([`earned::decide`]) cleared the bar, and then only findings raised by a
+///   reviewer that cleared it on its own findings count. Findings of earlier
+///   runs that this run did not review name no reviewer it can weigh, so they
+///   do not count there.
+struct Blocking {
+    /// The severity at which a counted finding fails the job; `None`: advisory.
+    min: Option<Severity>,
+    /// The figure earned blocking follows, when it applies.
+    earned: Option<gauntlet_publish::earned::Earned>,
+}
+
+impl Blocking {
+    /// Whether `p` may fail the job (its severity aside).
+    fn counts(&self, p: &Published) -> bool {
+        let Some(e) = &self.earned else { return true };
+        let one = [p.reviewer.clone()];
+        let raised: &[String] = if p.raised_by.is_empty() { &one } else { &p.raised_by };
+        e.may_block(raised)
+    }
+
+    fn counts_standing(&self) -> bool {
+        self.earned.is_none()
+    }
 }
 
 /// The host client and what the pipeline posted before, or why posting is
@@ -194,11 +254,21 @@ fn severity(text: &str) -> Result<Severity> {
     }
 }
 
-/// Advisory (0) unless blocking applies at a severity (see [`blocking`]) some
+/// Advisory (0) unless blocking applies at a severity (see [`Blocking`]) some
 /// published finding reaches, or some finding of an earlier run that still stands
 /// (`tally`); findings a person dismissed never count.
-fn exit_code(published: &[Published], block: Option<Severity>, tally: &publish::Tally) -> ExitCode {
-    let Some(min) = block else { return ExitCode::SUCCESS };
+fn exit_code(published: &[Published], block: &Blocking, tally: &publish::Tally) -> ExitCode {
+    let Some(min) = block.min else { return ExitCode::SUCCESS };
+    let (earned, below): (Vec<&Published>, Vec<&Published>) =
+        published.iter().filter(|p| p.severity.weight() >= min.weight()).partition(|p| block.counts(p));
+    if !below.is_empty() {
+        eprintln!(
+            "gauntlet: {} finding(s) at or above `{}` were raised only by reviewers below the bar on their own findings and do not fail the job",
+            below.len(),
+            min.as_str()
+        );
+    }
+    let published: Vec<Published> = earned.into_iter().cloned().collect();
     let at_least = |p: &&Published| p.severity.weight() >= min.weight();
     let (quiet, blocking): (Vec<_>, Vec<_>) =
         published.iter().filter(at_least).partition(|p| tally.dismissed.contains(&p.id));
@@ -209,7 +279,11 @@ fn exit_code(published: &[Published], block: Option<Severity>, tally: &publish::
             min.as_str()
         );
     }
-    let earlier = tally.standing.iter().filter(|s| s.severity.weight() >= min.weight()).count();
+    let earlier = if block.counts_standing() {
+        tally.standing.iter().filter(|s| s.severity.weight() >= min.weight()).count()
+    } else {
+        0
+    };
     if earlier > 0 {
         eprintln!(
             "gauntlet: {earlier} finding(s) at or above `{}` from earlier runs still stand on the pull request (this run did not review them again)",
@@ -231,6 +305,12 @@ fn digest(settings: &Settings) -> String {
     h.update(settings.fingerprint.as_bytes());
     h.update(format!("{:?}", settings.models).as_bytes());
     hex::encode(&h.finalize()[..8])
+}
+
+/// The standard-tier model as `provider:model`, or empty when none is configured.
+fn standard_model(settings: &Settings) -> String {
+    let spec = settings.models.as_ref().and_then(|m| m.get(&gauntlet_model::Tier::Standard));
+    spec.map(|s| format!("{}:{}", s.provider, s.model)).unwrap_or_default()
 }
 
 fn short(rev: &str) -> &str {

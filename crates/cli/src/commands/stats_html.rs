@@ -179,6 +179,7 @@ mod tests {
             reviewers: vec![reviewer.into()],
             closed_at: closed.into(),
             outcome,
+            era: None,
         }
     }
 

@@ -131,6 +131,11 @@ impl FakeRepo {
     }
 
     pub fn host(&self) -> Box<dyn History> {
+        self.host_with(usize::MAX)
+    }
+
+    /// [`FakeRepo::host`], sending at most `calls` requests.
+    pub fn host_with(&self, calls: usize) -> Box<dyn History> {
         let uri = self.server.uri();
         match self.kind {
             Kind::GitHub => Box::new(
@@ -142,7 +147,8 @@ impl FakeRepo {
                     token: "ghs_faketoken".into(),
                     login: "github-actions[bot]".into(),
                 })
-                .unwrap(),
+                .unwrap()
+                .limit_calls(calls),
             ),
             Kind::GitLab => Box::new(
                 gauntlet_publish::gitlab::GitLab::new(gauntlet_publish::gitlab::Config {
@@ -151,7 +157,8 @@ impl FakeRepo {
                     merge_request: 0,
                     token: "glpat-fake".into(),
                 })
-                .unwrap(),
+                .unwrap()
+                .limit_calls(calls),
             ),
             Kind::Azure => Box::new(
                 gauntlet_publish::azure::Azure::new(gauntlet_publish::azure::Config {
@@ -161,10 +168,39 @@ impl FakeRepo {
                     pull_request: 0,
                     token: "azure-fake-token".into(),
                 })
-                .unwrap(),
+                .unwrap()
+                .limit_calls(calls),
             ),
         }
     }
+}
+
+/// Answer, on another fake's `server`, the GitHub reads a history makes: the
+/// closed pull request listing, the history's thread query and collaborators'
+/// permissions, from `repo`; every other request stays that fake's. `repo`'s
+/// `requests` then counts exactly the history's requests.
+pub async fn serve_github_history(repo: &Arc<Mutex<Repo>>, server: &MockServer) {
+    use wiremock::matchers::{body_string_contains, method, path, path_regex};
+    let answer = || Responder { kind: Kind::GitHub, repo: repo.clone() };
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/pulls"))
+        .respond_with(answer())
+        .with_priority(1)
+        .mount(server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/graphql"))
+        .and(body_string_contains("{author{login} reviewThreads(first:50"))
+        .respond_with(answer())
+        .with_priority(1)
+        .mount(server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path_regex("^/repos/o/r/collaborators/[^/]+/permission$"))
+        .respond_with(answer())
+        .with_priority(1)
+        .mount(server)
+        .await;
 }
 
 /// `page` (from 1) of `items`, and whether more follow.
@@ -353,9 +389,12 @@ fn gh_thread(t: &RThread) -> Value {
     for (who, text) in &t.replies {
         comments.push(json!({"databaseId": 1, "body": text, "author": {"login": who}, "reactions": {"nodes": []}}));
     }
+    // The paged shape the history query asks for: the opening comment under the
+    // `head` alias, every comment under `comments`, each list in one page.
     json!({"id": format!("T{}", t.note), "isResolved": t.resolved_by.is_some(), "isOutdated": t.outdated,
            "resolvedBy": t.resolved_by.as_ref().map(|w| json!({"login": gh_login(w)})), "path": t.path,
-           "head": {"nodes": [comments[0].clone()]}, "comments": {"nodes": comments}})
+           "head": {"nodes": [comments[0].clone()]},
+           "comments": {"pageInfo": {"hasNextPage": false}, "nodes": comments}})
 }
 
 // --- GitLab ---------------------------------------------------------------

@@ -23,6 +23,11 @@ pub struct Target<'a> {
     pub scope: &'a Scope,
     pub prepared: &'a Prepared,
     pub digest: String,
+    /// The standard-tier model (`provider:model`, empty when none is set); with
+    /// the rules version it makes the era the overview and new comments record.
+    pub model: String,
+    /// Which blocking mode applied and why, for the overview.
+    pub mode_note: Option<String>,
     /// Comments to open per run at most.
     pub cap: usize,
     /// `--suggest`: the fix loop to run for new comments before posting.
@@ -106,11 +111,13 @@ pub fn post(
         }
         Scope::Same { .. } => None,
     };
+    notes.extend(target.mode_note.clone());
     let marker = OverviewMarker {
         head: review.head.clone(),
         rules: review.rules_version.clone(),
         config: target.digest.clone(),
         held: None,
+        era: Some(gauntlet_publish::marker::era_tag(&review.rules_version, &target.model)),
     };
     let dismissals = interrupt::block_on(runtime, STOPPED, dismissal::check(host.as_ref(), existing, target.policy))?;
     let mut request = Request { review, candidates, marker, cap: target.cap, reviewed, notes, dismissals };

@@ -21,11 +21,12 @@ pub fn counted<'r>(review: &'r Review, dismissed: &BTreeSet<String>) -> Vec<&'r 
 }
 
 /// What the run decided: advisory unless blocking applies (`block`), then
-/// failed when a finding nobody dismissed reaches that severity.
-pub fn verdict(findings: &[&Published], block: Option<Severity>) -> Verdict {
+/// failed when a finding nobody dismissed that may block (`may_block`: under
+/// earned blocking, one a reviewer that met the bar raised) reaches that severity.
+pub fn verdict(findings: &[&Published], block: Option<Severity>, may_block: &dyn Fn(&Published) -> bool) -> Verdict {
     match block {
         None => Verdict::Advisory,
-        Some(min) if findings.iter().any(|p| p.severity.weight() >= min.weight()) => Verdict::Failed,
+        Some(min) if findings.iter().any(|p| p.severity.weight() >= min.weight() && may_block(p)) => Verdict::Failed,
         Some(_) => Verdict::Passed,
     }
 }
@@ -35,6 +36,7 @@ pub fn build<'r>(
     review: &'r Review,
     dismissed: &BTreeSet<String>,
     block: Option<Severity>,
+    may_block: &dyn Fn(&Published) -> bool,
     scope: &Scope,
     details_url: Option<String>,
 ) -> Status<'r> {
@@ -48,7 +50,7 @@ pub fn build<'r>(
         ));
     }
     Status {
-        verdict: verdict(&findings, block),
+        verdict: verdict(&findings, block, may_block),
         fail_on: block,
         dismissed: review.published.len() - findings.len(),
         findings,
