@@ -338,10 +338,16 @@ pub fn read_file(path: &Path, explicit: bool) -> Result<FileConfig> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => return Ok(FileConfig::default()),
         Err(e) => bail!("cannot read {}: {e}", path.display()),
     };
-    toml::from_str(&text).map_err(|e| {
+    parse_file(&text, &path.display().to_string())
+}
+
+/// Parse configuration `text`; `origin` names it in errors (a path, or
+/// `gauntlet.toml at <commit>`).
+pub fn parse_file(text: &str, origin: &str) -> Result<FileConfig> {
+    toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| text[..s.start].lines().count().max(1));
         let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
-        anyhow::anyhow!("{}{at}: {}; see `gauntlet init` for the valid keys", path.display(), e.message())
+        anyhow::anyhow!("{origin}{at}: {}; see `gauntlet init` for the valid keys", e.message())
     })
 }
 
@@ -490,6 +496,12 @@ impl Settings {
     pub fn resolve(root: &Path, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tty: bool) -> Result<Settings> {
         let path = config.map(Path::to_path_buf).unwrap_or_else(|| root.join(FILE_NAME));
         let file = read_file(&path, config.is_some())?;
+        Settings::from_file(file, args, env, is_tty)
+    }
+
+    /// [`Settings::resolve`] with the configuration file already read (`ci` reads
+    /// it at the base commit).
+    pub fn from_file(file: FileConfig, args: &ReviewArgs, env: &Env, is_tty: bool) -> Result<Settings> {
         let threshold = args.threshold.or(file.review.threshold).unwrap_or(75);
         if ![0, 25, 50, 75, 100].contains(&threshold) {
             bail!("threshold {threshold} is not on the confidence rubric: use 0, 25, 50, 75 or 100");

@@ -259,7 +259,15 @@ async fn the_authors_dismissal_counts_only_with_author_may_dismiss() {
     let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--force"]).await;
     assert_eq!(code, 3, "{stderr}");
     assert!(host.overviews()[0].contains("author_may_dismiss"), "{}", host.overviews()[0]);
+    // The pull request's own gauntlet.toml does not apply to the run that reviews it.
     std::fs::write(ci.dir.path().join("gauntlet.toml"), "[ci]\nauthor_may_dismiss = true\n").unwrap();
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--force"]).await;
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("gauntlet.toml as the base branch has it applies"), "{stderr}");
+    std::fs::remove_file(ci.dir.path().join("gauntlet.toml")).unwrap();
+    // Once the base branch has it, it does.
+    support::commit_on_main(ci.dir.path(), &[("gauntlet.toml", "[ci]\nauthor_may_dismiss = true\n")]);
+    ci.write_event();
     let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--force"]).await;
     assert_eq!(code, 0, "{stderr}");
 }
@@ -392,4 +400,21 @@ async fn an_incremental_run_still_fails_on_an_earlier_finding_it_did_not_review(
     assert_eq!(code, 3, "the ownership check is still missing\n{stderr}");
     assert!(stderr.contains("1 finding(s) at or above `high` from earlier runs still stand"), "{stderr}");
     assert!(host.overviews()[0].contains("Incremental review"), "{}", host.overviews()[0]);
+    let last = host.state().check_runs.last().cloned().expect("a check run for the second push");
+    assert_eq!(last.conclusion.as_deref(), Some("failure"), "the check run agrees with the exit code: {last:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_the_gate_skips_still_fails_on_what_stands() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE), ("Cargo.lock", "# v1\n")], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    assert_eq!(run_ci(&ci, &host, &model, &["--fail-on", "high"]).await.0, 3);
+    // A lockfile bump alone is skipped by the gate; the missing check still stands.
+    std::fs::write(ci.dir.path().join("Cargo.lock"), "# v2\n").unwrap();
+    git(ci.dir.path(), &["commit", "-qam", "Bump the lockfile"]);
+    ci.write_event();
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
+    assert!(stderr.contains("skipped"), "the gate skipped the push: {stderr}");
+    assert_eq!(code, 3, "{stderr}");
 }

@@ -71,7 +71,8 @@ async fn ci(
 ) -> (i32, String) {
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     // A gauntlet.toml with `[ci] suggest = true` stands for the flag.
-    let configured = dir.join("gauntlet.toml").exists();
+    let at_base = std::process::Command::new("git").arg("-C").arg(dir).args(["show", "main:gauntlet.toml"]).output();
+    let configured = at_base.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("suggest = true"));
     let mut all = if configured { vec!["ci"] } else { vec!["ci", "--suggest"] };
     all.extend_from_slice(args);
     let (code, _, stderr) = gauntlet_env(dir, Wire::Anthropic, model, &all, &env).await;
@@ -125,7 +126,7 @@ async fn on_github_a_small_converged_fix_is_a_suggestion_over_exactly_its_lines_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_gitlab_the_suggestion_counts_lines_above_the_commented_line() {
     let dir = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
-    std::fs::write(dir.path().join("gauntlet.toml"), "[ci]\nsuggest = true\n").unwrap();
+    support::commit_on_main(dir.path(), &[("gauntlet.toml", "[ci]\nsuggest = true\n")]);
     let (model, _) = Fake::start(Wire::Anthropic, scripts(FIX)).await;
     let head = git(dir.path(), &["rev-parse", "HEAD"]).trim().to_string();
     let base = git(dir.path(), &["rev-parse", "main"]).trim().to_string();

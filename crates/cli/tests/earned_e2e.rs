@@ -44,7 +44,7 @@ struct Run {
 impl Run {
     async fn new(toml: &str) -> Run {
         let dir = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
-        std::fs::write(dir.path().join("gauntlet.toml"), toml).unwrap();
+        support::commit_on_main(dir.path(), &[("gauntlet.toml", toml)]);
         let event = tempfile::NamedTempFile::new().unwrap();
         let summary = tempfile::NamedTempFile::new().unwrap();
         let base = git(dir.path(), &["rev-parse", "main"]);
@@ -82,6 +82,17 @@ impl Run {
 
     fn overview(&self) -> String {
         self.host.overviews().join("\n")
+    }
+
+    /// A new push to the branch: `path` gets `text`, and the event names the new head.
+    fn push(&self, path: &str, text: &str) {
+        std::fs::write(self.dir.path().join(path), text).unwrap();
+        git(self.dir.path(), &["add", "-A"]);
+        git(self.dir.path(), &["commit", "-qm", "another push"]);
+        let base = git(self.dir.path(), &["rev-parse", "main"]);
+        let head = git(self.dir.path(), &["rev-parse", "HEAD"]);
+        let e = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head.trim()}, "draft": false, "state": "open", "user": {"login": "alice"}}});
+        std::fs::write(self.event.path(), e.to_string()).unwrap();
     }
 
     fn history_requests(&self) -> usize {
@@ -177,4 +188,15 @@ async fn a_bad_blocking_setting_is_refused_before_any_call() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("min_precision 90 is not a share"), "{stderr}");
     assert_eq!(run.history_requests(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_that_leaves_the_flagged_file_alone_does_not_turn_earned_blocking_green() {
+    let run = Run::new(&earned("min_findings = 2\nmin_precision = 0.5\n")).await;
+    assert_eq!(run.ci(&["--fail-on", "high"]).await.0, 3);
+    run.push("notes.md", "unrelated\n");
+    let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
+    assert_eq!(code, 3, "the finding on the untouched file still stands\n{stderr}");
+    let last = run.host.state().check_runs.last().cloned().expect("a check run");
+    assert_eq!(last.conclusion.as_deref(), Some("failure"), "{last:#?}");
 }

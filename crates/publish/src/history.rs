@@ -162,7 +162,7 @@ impl Read {
 }
 
 fn day(date: &str) -> &str {
-    &date[..date.len().min(10)]
+    date.get(..10).unwrap_or(date)
 }
 
 /// Read the outcomes of the pipeline's findings on the pull requests `scope` names.
@@ -311,6 +311,13 @@ pub fn touches(start: u32, count: u32, first: u32, last: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_date_with_characters_of_several_bytes_is_no_panic() {
+        assert_eq!(day("2026-11-30T10:00:00Z"), "2026-11-30");
+        assert_eq!(day("2026-11-3é0T10"), "2026-11-3é0T10", "no cut inside a character");
+        assert_eq!(day("short"), "short");
+    }
 
     #[test]
     fn a_diff_block_touches_the_lines_it_overlaps() {

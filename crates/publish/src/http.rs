@@ -232,7 +232,7 @@ fn rate_limit_wait(status: StatusCode, headers: &HeaderMap) -> Option<Duration> 
     if number("x-ratelimit-remaining") == Some(0.0) {
         let reset = number("x-ratelimit-reset")?;
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64();
-        return Some(Duration::from_secs_f64((reset - now).max(0.0) + 1.0));
+        return Duration::try_from_secs_f64((reset - now).max(0.0) + 1.0).ok();
     }
     (status == StatusCode::TOO_MANY_REQUESTS).then(|| Duration::from_secs(1))
 }
@@ -314,6 +314,16 @@ pub(crate) fn string(value: &Value, pointer: &str, host: &'static str, what: &st
 mod tests {
     use super::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    #[test]
+    fn an_absurd_rate_limit_reset_is_no_wait_rather_than_a_panic() {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-ratelimit-remaining", "0".parse().unwrap());
+        headers.insert("x-ratelimit-reset", "1e300".parse().unwrap());
+        assert_eq!(rate_limit_wait(StatusCode::FORBIDDEN, &headers), None);
+        headers.insert("x-ratelimit-reset", "0".parse().unwrap());
+        assert_eq!(rate_limit_wait(StatusCode::FORBIDDEN, &headers), Some(Duration::from_secs(1)));
+    }
 
     /// The URL of a server whose every answer is a 200 with a body that never ends.
     async fn endless() -> String {

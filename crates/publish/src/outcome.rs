@@ -189,7 +189,7 @@ pub struct Record {
 impl Record {
     /// `YYYY-MM` of [`Record::closed_at`], or `open`.
     pub fn month(&self) -> String {
-        if self.closed_at.len() >= 7 { self.closed_at[..7].to_string() } else { "open".to_string() }
+        self.closed_at.get(..7).map_or_else(|| "open".to_string(), str::to_string)
     }
 }
 

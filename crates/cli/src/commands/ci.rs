@@ -74,7 +74,10 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         _ => base,
     });
     review_args.change.head = Some(ctx.head.clone());
-    let settings = Settings::resolve(git.root(), config, &review_args, env, is_tty)?;
+    let settings = match config {
+        Some(_) => Settings::resolve(git.root(), config, &review_args, env, is_tty)?,
+        None => Settings::from_file(base_config(git, &base_commit)?, &review_args, env, is_tty)?,
+    };
     let suggest = args.suggest || settings.file.ci.suggest.unwrap_or(false);
     let policy = gauntlet_publish::Policy { author_may_dismiss: settings.file.ci.author_may_dismiss.unwrap_or(false) };
     let suggest = suggest.then(|| crate::commands::fix::loop_settings(&args.loop_args)).transpose()?;
@@ -85,10 +88,20 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let mode = settings.file.ci.blocking_mode()?;
     let cache_dir = env("GAUNTLET_CACHE_DIR").map(std::path::PathBuf::from);
     let prepared = match prepare(git, &review_args, env, settings)? {
-        Plan::Skip(review) => return skipped(&review, format, &opts),
+        Plan::Skip(review) => {
+            let code = skipped(&review, format, &opts)?;
+            // A change the gate skips (a lockfile bump after a failing run) must not
+            // pass what still stands on the pull request.
+            if let (BlockingMode::FailOn, Some(_)) = (&mode, fail_on)
+                && let Some(tally) = publish::unreviewed(&runtime, &poster, policy)?
+            {
+                return Ok(exit_code(&[], &Blocking { min: fail_on, earned: None }, &tally));
+            }
+            return Ok(code);
+        }
         Plan::Run(prepared) => prepared,
     };
-    let era = gauntlet_publish::marker::era_tag(prepared.rules_version(), &model);
+    let era = gauntlet_publish::marker::era_tag(prepared.all_rules_version(), &model);
     let (block, mode_note) = match (&mode, fail_on) {
         (BlockingMode::FailOn, _) => (Blocking { min: fail_on, earned: None }, None),
         (BlockingMode::Earned(_), None) => (
@@ -176,7 +189,9 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let (posted, tally) = publish::post(&runtime, &mut poster, &review, &target)?;
     publish::summary(&ctx, &review, &posted)?;
     let may_block = |p: &Published| block.counts(p);
-    let run_status = status::build(&review, &tally.dismissed, block.min, &may_block, &scope, ctx.details_url.clone());
+    let standing: &[gauntlet_publish::Standing] = if block.counts_standing() { &tally.standing } else { &[] };
+    let run_status =
+        status::build(&review, &tally.dismissed, block.min, &may_block, standing, &scope, ctx.details_url.clone());
     status::report(&runtime, &poster, &review.head, &run_status);
     if let Some(path) = &args.codequality {
         status::write_codequality(path, &run_status.findings)?;
@@ -199,9 +214,8 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
 ///   finding nobody dismissed counts;
 /// - `"earned"`: `min` is `--fail-on` only while precision over the record
 ///   ([`earned::decide`]) cleared the bar, and then only findings raised by a
-///   reviewer that cleared it on its own findings count. Findings of earlier
-///   runs that this run did not review name no reviewer it can weigh, so they
-///   do not count there.
+///   reviewer that cleared it on its own findings count; findings of earlier
+///   runs that still stand count too (see [`Blocking::counts_standing`]).
 struct Blocking {
     /// The severity at which a counted finding fails the job; `None`: advisory.
     min: Option<Severity>,
@@ -218,8 +232,12 @@ impl Blocking {
         e.may_block(raised)
     }
 
+    /// Findings of earlier runs that still stand count whenever blocking applies:
+    /// under earned blocking too (their reviewers are not weighed; counting them
+    /// is the stricter side), or one push that leaves their files alone would
+    /// turn a failing pull request green.
     fn counts_standing(&self) -> bool {
-        self.earned.is_none()
+        self.min.is_some()
     }
 }
 
@@ -311,6 +329,26 @@ fn digest(settings: &Settings) -> String {
 fn standard_model(settings: &Settings) -> String {
     let spec = settings.models.as_ref().and_then(|m| m.get(&gauntlet_model::Tier::Standard));
     spec.map(|s| format!("{}:{}", s.provider, s.model)).unwrap_or_default()
+}
+
+/// The configuration as the base branch has it: a pull request's own changes to
+/// `gauntlet.toml` (a lower bar for earned blocking, fewer reviewers, no masking)
+/// take effect once they are reviewed and merged, never in the run that reviews
+/// them. Without a `gauntlet.toml` at the base, the defaults apply.
+fn base_config(git: &Git, base: &str) -> Result<crate::settings::FileConfig> {
+    use crate::settings::{FILE_NAME, FileConfig, parse_file};
+    let at_base = git.read(&gauntlet_change::Snapshot::Commit(base.to_string()), FILE_NAME)?;
+    let text = at_base.map(|b| String::from_utf8_lossy(&b).into_owned());
+    let here = std::fs::read_to_string(git.root().join(FILE_NAME)).ok();
+    if here.is_some() && here != text {
+        crate::progress::say!(
+            "gauntlet: note: {FILE_NAME} as the base branch has it applies; this pull request's changes to it take effect once merged"
+        );
+    }
+    match text {
+        Some(text) => parse_file(&text, &format!("{FILE_NAME} at {}", short(base))),
+        None => Ok(FileConfig::default()),
+    }
 }
 
 fn short(rev: &str) -> &str {

@@ -129,6 +129,9 @@ pub struct Prepared {
     reviewers: Vec<rules::Reviewer>,
     guidance: Vec<guidance::Guidance>,
     rules_version: String,
+    /// The version of every reviewer the repository has, whether or not it applies
+    /// to this change (what earned blocking's record is kept per).
+    all_rules_version: String,
     fence: Fence,
     pub opts: pipeline::Options,
     /// Ignored files, listed as not reviewed (unless `--force` reviewed them).
@@ -188,6 +191,8 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     let selected = roster.selected();
     let ran = rules::version(&selected.iter().collect::<Vec<_>>());
     let (rules_version, lock_note) = roster.ruleset.version(git.root(), &ran)?;
+    let every = rules::version(&roster.ruleset.all.iter().collect::<Vec<_>>());
+    let (all_rules_version, _) = roster.ruleset.version(git.root(), &every)?;
     if let Some(note) = &lock_note {
         eprintln!("gauntlet: warning: {note}");
     }
@@ -271,6 +276,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         reviewers: selected,
         guidance,
         rules_version,
+        all_rules_version,
         fence,
         opts,
         ignored,
@@ -318,6 +324,13 @@ impl Prepared {
     /// The version of the rules this review runs (what `rules_version` will say).
     pub fn rules_version(&self) -> &str {
         &self.rules_version
+    }
+
+    /// The version of the repository's whole rule set, the same whichever files a
+    /// change touches (a record kept per reviewers that happened to run would let a
+    /// change choose its record by the files it touches).
+    pub fn all_rules_version(&self) -> &str {
+        &self.all_rules_version
     }
 
     /// Run the pipeline on the change.

@@ -34,6 +34,19 @@ pub fn repo(base: &[(&str, &str)], head: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
+/// Commit `files` on `main` (the base branch of a [`repo`]) and come back to the
+/// branch under review: how a reviewed `gauntlet.toml` reaches the base that
+/// `gauntlet ci` reads its configuration from. The working tree then holds the
+/// branch's own files only.
+pub fn commit_on_main(dir: &Path, files: &[(&str, &str)]) {
+    let branch = git(dir, &["branch", "--show-current"]);
+    git(dir, &["checkout", "-q", "main"]);
+    write_all(dir, files);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "configure gauntlet"]);
+    git(dir, &["checkout", "-q", branch.trim()]);
+}
+
 fn write_all(d: &Path, files: &[(&str, &str)]) {
     for (path, text) in files {
         let p = d.join(path);

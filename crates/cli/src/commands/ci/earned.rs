@@ -87,7 +87,9 @@ pub fn decide(
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let cached =
         path.as_ref().and_then(|p| std::fs::read(p).ok()).and_then(|b| serde_json::from_slice::<Cached>(&b).ok());
-    if let Some(c) = cached.filter(|c| c.key == key && c.commit == base && now.saturating_sub(c.at) < FRESH_FOR) {
+    // A time ahead of the clock is no fresh figure: it would never expire.
+    let fresh = |c: &Cached| c.at <= now && now - c.at < FRESH_FOR;
+    if let Some(c) = cached.filter(|c| c.key == key && c.commit == base && fresh(c)) {
         let age = now.saturating_sub(c.at) / 60;
         let source = format!("precision cached {age} min ago at base {} over {}", short(base), c.covers);
         return Ok(Decision { earned: Earned { bar, overall: c.overall, reviewers: c.reviewers }, source });
@@ -108,10 +110,13 @@ pub fn decide(
             reviewers: earned.reviewers.clone(),
             covers: covers.clone(),
         };
+        // Written aside and renamed into place, so a reader never sees half a file.
+        let aside = path.with_extension("json.tmp");
         let written = path
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::write(path, serde_json::to_vec_pretty(&c).expect("a cached figure is JSON")));
+            .and_then(|()| std::fs::write(&aside, serde_json::to_vec_pretty(&c).expect("a cached figure is JSON")))
+            .and_then(|()| std::fs::rename(&aside, path));
         if let Err(e) = written {
             crate::progress::say!("gauntlet: note: could not cache the precision figure at {}: {e}", path.display());
         }

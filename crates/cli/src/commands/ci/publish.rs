@@ -117,7 +117,7 @@ pub fn post(
         rules: review.rules_version.clone(),
         config: target.digest.clone(),
         held: None,
-        era: Some(gauntlet_publish::marker::era_tag(&review.rules_version, &target.model)),
+        era: Some(gauntlet_publish::marker::era_tag(target.prepared.all_rules_version(), &target.model)),
     };
     let dismissals = interrupt::block_on(runtime, STOPPED, dismissal::check(host.as_ref(), existing, target.policy))?;
     let mut request = Request { review, candidates, marker, cap: target.cap, reviewed, notes, dismissals };

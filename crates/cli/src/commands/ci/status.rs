@@ -31,17 +31,27 @@ pub fn verdict(findings: &[&Published], block: Option<Severity>, may_block: &dyn
     }
 }
 
-/// The status of this run, for the hosts that show one.
+/// The status of this run, for the hosts that show one. `standing` are findings of
+/// earlier runs this run did not review again that still stand: they fail the
+/// run here exactly as they fail the exit code.
 pub fn build<'r>(
     review: &'r Review,
     dismissed: &BTreeSet<String>,
     block: Option<Severity>,
     may_block: &dyn Fn(&Published) -> bool,
+    standing: &[gauntlet_publish::Standing],
     scope: &Scope,
     details_url: Option<String>,
 ) -> Status<'r> {
     let findings = counted(review, dismissed);
     let mut notes = Vec::new();
+    let earlier = block.map_or(0, |min| standing.iter().filter(|s| s.severity.weight() >= min.weight()).count());
+    if earlier > 0 {
+        notes.push(format!(
+            "{earlier} finding(s) of earlier runs at or above `{}` still stand on the pull request and fail this run.",
+            block.map(Severity::as_str).unwrap_or_default()
+        ));
+    }
     if let Scope::Since { last } = scope {
         notes.push(format!(
             "Incremental review: only what changed since {} was reviewed; findings on other files stay in their \
@@ -50,7 +60,10 @@ pub fn build<'r>(
         ));
     }
     Status {
-        verdict: verdict(&findings, block, may_block),
+        verdict: match verdict(&findings, block, may_block) {
+            Verdict::Passed if earlier > 0 => Verdict::Failed,
+            v => v,
+        },
         fail_on: block,
         dismissed: review.published.len() - findings.len(),
         findings,
