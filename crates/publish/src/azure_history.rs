@@ -102,10 +102,12 @@ impl History for Azure {
             .collect();
         let last = commits.last_key_value().map(|(_, c)| c.clone()).unwrap_or_default();
         let (threads, _) = self.client.get(&format!("{pr}/threads?{VERSION}"), "list a pull request's threads").await?;
-        let mut out = PullRecord { author: super::person(&info["createdBy"]), comments: Vec::new() };
+        let mut out = PullRecord { author: super::person(&info["createdBy"]), ..PullRecord::default() };
         for t in threads["value"].as_array().into_iter().flatten() {
             let mut found = Existing::default();
             classify(t, &me, &mut found);
+            // Others' comments outside the pipeline's threads, as `ci` reads them.
+            out.general.append(&mut found.general);
             let Some(thread) = found.threads.pop() else { continue };
             let iteration = t["pullRequestThreadContext"]["iterationContext"]["secondComparingIteration"].as_u64();
             let placed = iteration.and_then(|i| commits.get(&i));

@@ -267,6 +267,13 @@ pub fn to_check<'t>(threads: &'t [Thread], author: Option<&Person>) -> Vec<&'t P
     people.into_values().collect()
 }
 
+/// The people whose write access decides some command in `general` (comments
+/// outside the pipeline's threads) that names a finding by id; the author is
+/// left out, as in [`to_check`]. A person may be named more than once.
+pub fn general_to_check<'r>(general: &'r [crate::host::Reply], author: Option<&Person>) -> Vec<&'r Person> {
+    general.iter().filter(|r| by_finding(r).is_some()).map(|r| &r.author).filter(|p| !is_author(p, author)).collect()
+}
+
 /// Decide every command in `general` (comments outside the pipeline's threads)
 /// that names a finding by id, by the same rules as [`assess`]; the verdicts go
 /// to `out`.
@@ -344,9 +351,8 @@ fn unattributed(thread: &Thread) -> bool {
 pub async fn check(host: &dyn CodeHost, existing: &Existing, policy: Policy) -> Dismissals {
     let author = existing.author.as_ref();
     let mut known: BTreeMap<String, Access> = BTreeMap::new();
-    let general = existing.general.iter().filter(|r| by_finding(r).is_some()).map(|r| &r.author);
     let mut people = to_check(&existing.threads, author);
-    people.extend(general.filter(|p| !is_author(p, author)));
+    people.extend(general_to_check(&existing.general, author));
     for person in people {
         if known.contains_key(&person.id) {
             continue;

@@ -1,6 +1,6 @@
 //! [`History`] for GitHub: see [`crate::history`] for the fields read.
 
-use super::{GitHub, HOST, person};
+use super::{GitHub, HOST, MORE_PR_COMMENTS, person};
 use crate::PublishError;
 use crate::history::{Comment, History, Pull, PullRecord};
 use crate::host::Person;
@@ -8,7 +8,7 @@ use crate::outcome::PrState;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-const RECORD: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){author{login} reviewThreads(first:50,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved isOutdated resolvedBy{login} path head:comments(first:1){nodes{id databaseId body author{login} editor{login} userContentEdits(first:20){totalCount nodes{editor{login}}} reactions(content:THUMBS_DOWN,first:100){pageInfo{hasNextPage endCursor} nodes{user{login}}}}} comments(first:100){pageInfo{hasNextPage endCursor} nodes{databaseId body author{login} lastEditedAt editor{login}}}}}}}}";
+const RECORD: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){author{login} reviewThreads(first:50,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved isOutdated resolvedBy{login} path head:comments(first:1){nodes{id databaseId body author{login} editor{login} userContentEdits(first:20){totalCount nodes{editor{login}}} reactions(content:THUMBS_DOWN,first:100){pageInfo{hasNextPage endCursor} nodes{user{login}}}}} comments(first:100){pageInfo{hasNextPage endCursor} nodes{databaseId body author{login} lastEditedAt editor{login}}}}} id comments(first:100){pageInfo{hasNextPage endCursor} nodes{body author{login} lastEditedAt editor{login}}}}}}";
 
 /// Pages of review threads read per pull request (50 a page).
 const MAX_THREAD_PAGES: usize = 20;
@@ -67,11 +67,21 @@ impl History for GitHub {
     async fn record(&self, pull: &Pull) -> Result<PullRecord, PublishError> {
         let mut out = PullRecord::default();
         let mut cursor = Value::Null;
-        for _ in 0..MAX_THREAD_PAGES {
+        for page in 0..MAX_THREAD_PAGES {
             let vars = json!({"owner": self.owner, "name": self.name, "number": pull.number, "cursor": cursor});
             let answer = self.graphql(RECORD, vars, "list a pull request's review threads").await?;
             let pr = &answer["data"]["repository"]["pullRequest"];
             out.author = out.author.take().or_else(|| person(&pr["author"]));
+            if page == 0 {
+                // The pull request's own comments, as `ci` reads them: where a
+                // `/gauntlet dismiss <finding id>` can be (paged up to `MAX_PAGES`).
+                let id = pr["id"].as_str().unwrap_or_default();
+                let (comments, cut) = self.pages(&pr["comments"], MORE_PR_COMMENTS, id, "comments").await?;
+                if cut {
+                    out.general_unread = Some(format!("pull request comments after the first {}", comments.len()));
+                }
+                out.general = self.replies(&comments, 0);
+            }
             let page = &pr["reviewThreads"];
             for node in page["nodes"].as_array().into_iter().flatten() {
                 let mut unread = Vec::new();

@@ -85,7 +85,7 @@ impl History for GitLab {
         let me = self.own_id().await?;
         let mr = format!("{}/merge_requests/{}", self.project, pull.number);
         let (info, _) = self.client.get(&mr, "read a merge request").await?;
-        let mut out = PullRecord { author: super::person(&info["author"]), comments: Vec::new() };
+        let mut out = PullRecord { author: super::person(&info["author"]), ..PullRecord::default() };
         let editors = self.editors(pull.number).await?;
         let mut page = "1".to_string();
         for _ in 0..MAX_PAGES {
@@ -94,6 +94,8 @@ impl History for GitLab {
             for d in list.as_array().into_iter().flatten() {
                 let mut found = Existing::default();
                 classify(d, &me, &mut found);
+                // Others' notes outside the pipeline's discussions, as `ci` reads them.
+                out.general.append(&mut found.general);
                 let Some(mut thread) = found.threads.pop() else { continue };
                 let notes = d["notes"].as_array().into_iter().flatten();
                 let lines_changed = notes.filter(|n| n["system"] == true).any(|n| {

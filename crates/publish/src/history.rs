@@ -6,35 +6,39 @@
 //! [`Record`]s: only comments the pipeline's identity opened with a finding
 //! marker, and only when nobody else ever edited them (as far as the host's edit
 //! records go: see [`Comment::edited`]); dismissals through
-//! [`crate::dismissal::assess`], the one definition, with each person's write
-//! access asked once per read. Nothing is stored: the next read rebuilds it all.
+//! [`crate::dismissal::assess`] and, for a `/gauntlet dismiss <finding id>`
+//! comment anywhere on the pull request, [`crate::dismissal::assess_general`]:
+//! the one definition `ci` uses, with each person's write access asked once per
+//! read. Nothing is stored: the next read rebuilds it all.
 //!
 //! What each host's implementation reads:
 //! - GitHub: pull requests from REST `GET /pulls?state=closed&sort=updated`
 //!   (`merged_at`, `closed_at`, `updated_at`); threads from GraphQL
 //!   `reviewThreads` (`isResolved`, `resolvedBy`, `isOutdated`, comments with
-//!   `author`, `editor`, `userContentEdits` and thumbs-down reactions). Lines
-//!   changed: the thread `isOutdated`. Edits: every `userContentEdits` editor and
-//!   the `editor` must be the pipeline, and the edit list must be complete.
+//!   `author`, `editor`, `userContentEdits` and thumbs-down reactions) and the
+//!   pull request's own `comments` (paged). Lines changed: the thread
+//!   `isOutdated`. Edits: every `userContentEdits` editor and the `editor` must
+//!   be the pipeline, and the edit list must be complete.
 //! - GitLab: merge requests from `GET /merge_requests?state=all&order_by=updated_at`
 //!   (`state`, `merged_at`, `closed_at`); discussions from REST (notes, `resolved`,
-//!   `resolved_by`, `thumbsdown` awards). Lines changed: the discussion holds a
-//!   system note GitLab wrote when a push changed the line ("changed this line in
-//!   version N of the diff"); system notes cannot be written through the API.
+//!   `resolved_by`, `thumbsdown` awards; others' discussions for commands by id).
+//!   Lines changed: the discussion holds a system note GitLab wrote when a push
+//!   changed the line ("changed this line in version N of the diff"); system
+//!   notes cannot be written through the API.
 //!   Edits: GraphQL `Note.lastEditedBy` must be empty or the pipeline. GitLab keeps
 //!   only the last editor, so a maintainer's edit later overwritten by the pipeline
 //!   is not seen.
 //! - Azure DevOps: pull requests from `GET /pullrequests?searchCriteria.status=all`
 //!   (`status`, `closedDate`); threads (status, system comments for who changed
-//!   it); lines changed: the Git FileDiffs API between the commit of the
-//!   iteration the comment was placed on and the pull request's last iteration,
-//!   over the comment's lines. Edits: Azure DevOps lets only a comment's author
+//!   it; others' threads for commands by id); lines changed: the Git FileDiffs
+//!   API between the commit of the iteration the comment was placed on and the
+//!   pull request's last iteration, over the comment's lines. Edits: Azure DevOps lets only a comment's author
 //!   edit it, so the pipeline's comment holds only the pipeline's text; no edit
 //!   history is read.
 
 use crate::PublishError;
-use crate::dismissal::{self, Access, Policy};
-use crate::host::{Person, Thread};
+use crate::dismissal::{self, Access, Form, Policy};
+use crate::host::{Person, Reply, Thread};
 use crate::outcome::{self, Facts, PrState, Record};
 use async_trait::async_trait;
 use std::collections::BTreeMap;
@@ -64,11 +68,18 @@ pub struct Comment {
     pub edited: Option<String>,
 }
 
-/// A pull request's pipeline comments and its author.
+/// A pull request's pipeline comments, its author, and the comments by others
+/// outside the pipeline's threads (where a `/gauntlet dismiss <finding id>` can be).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PullRecord {
     pub author: Option<Person>,
     pub comments: Vec<Comment>,
+    /// Comments by others outside the pipeline's threads, as `ci` reads them
+    /// ([`crate::host::Existing::general`]).
+    pub general: Vec<Reply>,
+    /// What of those comments the bounds left unread, when anything was: a
+    /// dismissal by id there is not seen.
+    pub general_unread: Option<String>,
 }
 
 /// Read access to a repository's pull requests and the pipeline's comments on
@@ -252,7 +263,20 @@ async fn records_of(
     }
     let threads: Vec<Thread> = kept.iter().map(|(c, _)| c.thread.clone()).collect();
     let author = record.author.as_ref();
-    for person in dismissal::to_check(&threads, author) {
+    if let Some(unread) = &record.general_unread {
+        out.not_counted
+            .push(format!("#{}: {unread} were not read; a dismissal by finding id there is not seen", pull.number));
+    }
+    // Commands by id that name none of the findings kept here change nothing, so
+    // nobody is asked about them and they are not listed.
+    let general: Vec<Reply> = record
+        .general
+        .into_iter()
+        .filter(|r| dismissal::by_finding(r).is_some_and(|f| kept.iter().any(|(_, p)| p.id == f.id)))
+        .collect();
+    let mut people = dismissal::to_check(&threads, author);
+    people.extend(dismissal::general_to_check(&general, author));
+    for person in people {
         if !access.contains_key(&person.id) {
             let answer = match host.may_write(person).await {
                 Ok(true) => Access::Write,
@@ -263,29 +287,44 @@ async fn records_of(
         }
     }
     let unasked = || Access::Unknown("not asked".into());
-    let dismissals =
-        dismissal::assess(&threads, author, policy, |p| access.get(&p.id).cloned().unwrap_or_else(unasked));
+    let access = |p: &Person| access.get(&p.id).cloned().unwrap_or_else(unasked);
+    let mut dismissals = dismissal::assess(&threads, author, policy, access);
+    dismissal::assess_general(&general, author, policy, access, &mut dismissals);
     for i in &dismissals.ignored {
         out.not_counted.push(format!(
             "#{} {}: {} {}, not counted: {}",
             pull.number, threads[i.thread].path, i.by.name, i.form, i.why
         ));
     }
+    for (f, why) in &dismissals.findings_ignored {
+        let path = kept.iter().find(|(_, p)| p.id == f.id).map_or("", |(c, _)| c.thread.path.as_str());
+        out.not_counted.push(format!(
+            "#{} {path}: {} commented `/gauntlet {} {}`, not counted: {why}",
+            pull.number,
+            f.by.name,
+            f.verb.as_str(),
+            f.id
+        ));
+    }
     for (t, (comment, posted)) in kept.into_iter().enumerate() {
-        if let Some(counted) = dismissals.of(t) {
+        // As in `ci`: the thread's own dismissal first, else a command naming the
+        // finding by id anywhere on the pull request.
+        let by_id = dismissals.findings.iter().find(|f| f.id == posted.id);
+        let counted = dismissals.of(t).map(|c| (&c.by, c.form, &c.reason));
+        if let Some((by, form, reason)) = counted.or(by_id.map(|f| (&f.by, Form::Command(f.verb), &f.reason))) {
             out.dismissed.push(Dismissed {
                 pr: pull.number,
                 path: comment.thread.path.clone(),
                 finding: posted.id.clone(),
                 reviewers: posted.reviewers.clone(),
                 claim: crate::body::parse(&comment.thread.body).map(|p| p.claim).unwrap_or_default(),
-                by: counted.by.name.clone(),
-                form: counted.form,
-                reason: counted.reason.clone(),
+                by: by.name.clone(),
+                form,
+                reason: reason.clone(),
             });
         }
         let facts = Facts {
-            dismissed: dismissals.is_dismissed(t),
+            dismissed: dismissals.is_dismissed(t) || dismissals.is_finding_dismissed(&posted.id),
             resolved_by_pipeline: posted.resolved,
             lines_changed: comment.lines_changed,
             pr_open: pull.state == PrState::Open,
