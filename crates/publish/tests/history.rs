@@ -5,9 +5,11 @@
 
 mod fakes;
 
-use fakes::AUTHOR;
-use fakes::repo::{FakeRepo, Kind, RPull, scenario};
-use gauntlet_publish::history::{self, Scope};
+use fakes::repo::{FakeRepo, Kind, RPull, Repo, scenario};
+use fakes::{AUTHOR, PERSON, READER};
+use gauntlet_publish::FindingMarker;
+use gauntlet_publish::dismissal::{Form, Verb};
+use gauntlet_publish::history::{self, Read, Scope};
 use gauntlet_publish::outcome::{Outcome, Tally, figures};
 
 fn scope(last: usize) -> Scope {
@@ -80,6 +82,7 @@ async fn azure_every_outcome_from_the_hosts_records() {
             updated_at: "2024-03-11T00:00:00Z".into(),
             author: AUTHOR.into(),
             threads: vec![],
+            comments: vec![],
         });
     }
     let fake = FakeRepo::start(Kind::Azure, repo).await;
@@ -144,5 +147,99 @@ async fn a_call_budget_caps_the_requests_and_leaves_a_partial_read() {
         let why = read.partial.clone().unwrap_or_default();
         assert!(why.contains("budget of API calls"), "{kind:?}: {why}");
         assert!(!read.pulls.is_empty(), "{kind:?}: the pull requests read before the budget ran out count");
+    }
+}
+
+/// The id of the finding on `path` in pull request 3 of `repo` (D, `src/d.rs`, is
+/// ignored in the scenario).
+fn finding_on(repo: &Repo, path: &str) -> String {
+    let pr3 = repo.pulls.iter().find(|p| p.number == 3).unwrap();
+    let t = pr3.threads.iter().find(|t| t.path == path).unwrap();
+    FindingMarker::parse(&t.body).unwrap().id
+}
+
+/// The scenario on `kind` with `comments` on pull request 3 after two lines of
+/// chatter (so the comments take more than one page), read in full.
+async fn read_with(kind: Kind, comments: impl Fn(&str) -> Vec<(String, String)>) -> (Read, String) {
+    let mut repo = scenario(kind);
+    let d = finding_on(&repo, "src/d.rs");
+    let pr3 = repo.pulls.iter_mut().find(|p| p.number == 3).unwrap();
+    pr3.comments.push((AUTHOR.into(), "Thanks for the review.".into()));
+    pr3.comments.push((READER.into(), "Looks fine to me; is /gauntlet dismiss how it works?".into()));
+    pr3.comments.extend(comments(&d));
+    let fake = FakeRepo::start(kind, repo).await;
+    let read = history::read(fake.host().as_ref(), &scope(50)).await.unwrap();
+    (read, d)
+}
+
+/// `ci` counts a writer's `/gauntlet dismiss <finding id>` posted anywhere on the
+/// pull request; the record `stats` reads counts it too, with who and why.
+#[tokio::test]
+async fn a_writers_dismissal_by_id_counts_on_every_host() {
+    for kind in [Kind::GitHub, Kind::GitLab, Kind::Azure] {
+        let (read, d) =
+            read_with(kind, |d| vec![(PERSON.into(), format!("/gauntlet dismiss `{d}` the caller validates it"))])
+                .await;
+        // D moves from ignored to dismissed.
+        assert_eq!(figures(&read.records).total, tally(2, 1, 3, 1), "{kind:?}: {:#?}", read.records);
+        let record = read.records.iter().find(|r| r.finding == d).unwrap();
+        assert_eq!(record.outcome, Outcome::Dismissed, "{kind:?}");
+        let dismissed = read.dismissed.iter().find(|x| x.finding == d).expect("D is among the dismissed");
+        assert_eq!((dismissed.pr, dismissed.path.as_str()), (3, "src/d.rs"), "{kind:?}");
+        assert_eq!(dismissed.by, PERSON, "{kind:?}");
+        assert_eq!(dismissed.form, Form::Command(Verb::Dismiss), "{kind:?}");
+        assert_eq!(dismissed.reason.as_deref(), Some("the caller validates it"), "{kind:?}");
+        assert_eq!(read.partial, None, "{kind:?}");
+    }
+}
+
+/// A by-id command from someone without write access, or from the author without
+/// `author_may_dismiss`, changes no figure and is listed as not counted.
+#[tokio::test]
+async fn a_non_writers_or_the_authors_dismissal_by_id_does_not_count() {
+    for kind in [Kind::GitHub, Kind::GitLab, Kind::Azure] {
+        let (read, d) = read_with(kind, |d| {
+            vec![
+                (READER.into(), format!("/gauntlet false-positive {d} nothing wrong here")),
+                (AUTHOR.into(), format!("/gauntlet dismiss {d}")),
+            ]
+        })
+        .await;
+        assert_eq!(figures(&read.records).total, tally(2, 1, 2, 2), "{kind:?}: {:#?}", read.records);
+        assert!(read.dismissed.iter().all(|x| x.finding != d), "{kind:?}");
+        let listed = |who: &str, verb: &str, why: &str| {
+            read.not_counted.iter().any(|l| {
+                l.starts_with("#3 src/d.rs: ")
+                    && l.contains(who)
+                    && l.contains(&format!("`/gauntlet {verb} {d}`"))
+                    && l.contains(why)
+            })
+        };
+        assert!(
+            listed(READER, "false-positive", "not report them as able to write"),
+            "{kind:?}: {:#?}",
+            read.not_counted
+        );
+        assert!(listed(AUTHOR, "dismiss", "opened this pull request"), "{kind:?}: {:#?}", read.not_counted);
+    }
+}
+
+/// A by-id command naming no finding the pipeline posted changes nothing: no
+/// figure, no dismissal, no line among those not counted.
+#[tokio::test]
+async fn a_dismissal_by_an_id_that_matches_no_finding_changes_nothing() {
+    for kind in [Kind::GitHub, Kind::GitLab, Kind::Azure] {
+        let (baseline, _) = read_with(kind, |_| vec![]).await;
+        let (read, _) = read_with(kind, |_| {
+            vec![
+                (PERSON.into(), "/gauntlet dismiss f999999 not ours".into()),
+                (READER.into(), "/gauntlet dismiss f999998".into()),
+            ]
+        })
+        .await;
+        assert_eq!(read.records, baseline.records, "{kind:?}");
+        assert_eq!(read.dismissed, baseline.dismissed, "{kind:?}");
+        assert_eq!(read.not_counted, baseline.not_counted, "{kind:?}");
+        assert_eq!(figures(&read.records).total, tally(2, 1, 2, 2), "{kind:?}");
     }
 }

@@ -39,6 +39,8 @@ pub struct RPull {
     pub updated_at: String,
     pub author: String,
     pub threads: Vec<RThread>,
+    /// Comments on the pull request outside any review thread: (who, text).
+    pub comments: Vec<(String, String)>,
 }
 
 #[derive(Debug)]
@@ -320,6 +322,7 @@ pub fn scenario(kind: Kind) -> Repo {
         updated_at: at(updated),
         author: AUTHOR.into(),
         threads,
+        comments: Vec::new(),
     };
     r.pulls = vec![
         pull(1, "merged", "2024-01-20", "2024-01-21", vec![i]),
@@ -357,6 +360,15 @@ fn github(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> R
             }
             answer
         }
+        ("POST", "/graphql") if body["query"].as_str().is_some_and(|q| q.contains("... on PullRequest{comments")) => {
+            // A later page of a pull request's own comments, by the node id `PR{number}`.
+            let vars = &body["variables"];
+            let number = vars["id"].as_str().and_then(|id| id.strip_prefix("PR")?.parse().ok());
+            let Some(p) = number.and_then(|n| pull(repo, n)) else { return not_found("pull") };
+            let start: usize = vars["cursor"].as_str().and_then(|c| c.parse().ok()).unwrap_or(0);
+            let comments = gh_comments(repo, p, start);
+            json(json!({"data": {"node": {"comments": comments}}}))
+        }
         ("POST", "/graphql") => {
             let vars = &body["variables"];
             let number = vars["number"].as_u64().filter(|n| Some(*n) != repo.broken);
@@ -365,7 +377,8 @@ fn github(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> R
             let nodes: Vec<Value> = p.threads.iter().skip(start).take(repo.page_size).map(gh_thread).collect();
             let more = p.threads.len() > start + repo.page_size;
             let info = json!({"hasNextPage": more, "endCursor": (start + repo.page_size).to_string()});
-            let pr = json!({"author": {"login": p.author}, "reviewThreads": {"pageInfo": info, "nodes": nodes}});
+            let pr = json!({"id": format!("PR{}", p.number), "author": {"login": p.author},
+                            "reviewThreads": {"pageInfo": info, "nodes": nodes}, "comments": gh_comments(repo, p, 0)});
             json(json!({"data": {"repository": {"pullRequest": pr}}}))
         }
         ("GET", p) if p.starts_with("/repos/o/r/collaborators/") => {
@@ -375,6 +388,19 @@ fn github(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> R
         }
         _ => not_found(path),
     }
+}
+
+/// A page of `p`'s own comments from index `start`, `page_size` long.
+fn gh_comments(repo: &Repo, p: &RPull, start: usize) -> Value {
+    let nodes: Vec<Value> = p
+        .comments
+        .iter()
+        .skip(start)
+        .take(repo.page_size)
+        .map(|(who, text)| json!({"body": text, "author": {"login": gh_login(who)}, "lastEditedAt": null}))
+        .collect();
+    let more = p.comments.len() > start + repo.page_size;
+    json!({"pageInfo": {"hasNextPage": more, "endCursor": (start + repo.page_size).to_string()}, "nodes": nodes})
 }
 
 fn gh_thread(t: &RThread) -> Value {
@@ -458,9 +484,15 @@ fn gitlab(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> R
         return json(json!({"iid": p.number, "author": gl_user(&p.author)}));
     }
     if rest == "discussions" {
-        let (items, more) = page(&p.threads, repo.page_size, n);
-        let list: Vec<Value> = items.iter().map(gl_discussion).collect();
-        return with_next(json!(list), more, n);
+        // The pipeline's discussions, then everyone's comments on the merge request
+        // (each a discussion of one note), all in one paged list.
+        let mut all: Vec<Value> = p.threads.iter().map(gl_discussion).collect();
+        all.extend(p.comments.iter().enumerate().map(|(i, (who, text))| {
+            let note = json!({"id": 5000 + i, "body": text, "author": gl_user(who), "system": false});
+            json!({"id": format!("c{i}"), "individual_note": true, "notes": [note]})
+        }));
+        let (items, more) = page(&all, repo.page_size, n);
+        return with_next(json!(items), more, n);
     }
     if let Some(note) = rest.strip_prefix("notes/").and_then(|r| r.strip_suffix("/award_emoji")) {
         let t = p.threads.iter().find(|t| t.note.to_string() == note);
@@ -572,7 +604,12 @@ fn azure(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> Re
             {"id": 2, "sourceRefCommit": {"commitId": format!("p{}c2", p.number)}},
         ]})),
         "threads" => {
-            let list: Vec<Value> = p.threads.iter().map(az_thread).collect();
+            let mut list: Vec<Value> = p.threads.iter().map(az_thread).collect();
+            // Comments on the pull request itself: threads without a file context.
+            list.extend(p.comments.iter().enumerate().map(|(i, (who, text))| {
+                let comment = json!({"id": 1, "content": text, "author": az_identity(who), "commentType": "text"});
+                json!({"id": 9000 + i, "status": "active", "isDeleted": false, "comments": [comment]})
+            }));
             json(json!({"count": list.len(), "value": list}))
         }
         _ => not_found(path),
