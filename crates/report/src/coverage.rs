@@ -4,8 +4,7 @@
 //! diagnostics) and the command line repeats them on stderr, so a consumer that
 //! reads only the findings cannot mistake a partial review for a clean one.
 
-use crate::fmt::plural;
-use crate::terminal::one_line;
+use crate::fmt::{one_line, plural};
 use gauntlet_review::Review;
 
 /// What kind of hole in the coverage an [`Item`] is.
@@ -93,4 +92,17 @@ pub fn summary(review: &Review) -> Option<String> {
         out.push_str(&format!("gauntlet:   - {}\n", one_line(&item.text)));
     }
     Some(out)
+}
+
+/// What to say when nothing was published, or `None` when something was (or
+/// the review was skipped: the skip line says it all, "no findings" would
+/// read as a clean bill of health).
+pub(crate) fn empty_verdict(review: &Review) -> Option<String> {
+    if !review.published.is_empty() || review.skipped.is_some() {
+        return None;
+    }
+    Some(match counts(review) {
+        None => "No findings.".to_string(),
+        Some(counts) => format!("No findings published, but coverage is incomplete: {counts} (see below)."),
+    })
 }

@@ -123,19 +123,6 @@ fn total_row(review: &Review) -> [String; 9] {
     ]
 }
 
-/// What to say when nothing was published, or `None` when something was (or
-/// the review was skipped: the skip line says it all, "no findings" would
-/// read as a clean bill of health).
-pub(crate) fn empty_verdict(review: &Review) -> Option<String> {
-    if !review.published.is_empty() || review.skipped.is_some() {
-        return None;
-    }
-    Some(match crate::coverage::counts(review) {
-        None => "No findings.".to_string(),
-        Some(counts) => format!("No findings published, but coverage is incomplete: {counts} (see below)."),
-    })
-}
-
 /// The header's "provider … · rules …" line, leaving out what is unknown (a
 /// skipped review may know neither); `None` when nothing is known.
 pub(crate) fn provider_line(review: &Review, show: impl Fn(&str) -> String) -> Option<String> {
@@ -152,6 +139,24 @@ pub(crate) fn provider_line(review: &Review, show: impl Fn(&str) -> String) -> O
 /// rejected disproof, not a reason the finding stands.
 pub(crate) fn validator_label(p: &gauntlet_review::review::Published) -> (&'static str, &'static str) {
     if p.gap.is_some() { ("the validator's rejected disproof", "rejected because") } else { ("validator", "gap") }
+}
+
+/// Escape control characters (ESC, CR, BEL, ...) other than newline and tab.
+pub(crate) fn clean(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// [`clean`], with line breaks folded into spaces.
+pub(crate) fn one_line(s: &str) -> String {
+    clean(s).split(['\n', '\t']).collect::<Vec<_>>().join(" ")
 }
 
 pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {

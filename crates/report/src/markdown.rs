@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 pub(crate) fn render(review: &Review, opts: &Options) -> String {
     let mut out = String::new();
     header(&mut out, review);
-    if let Some(verdict) = fmt::empty_verdict(review) {
+    if let Some(verdict) = crate::coverage::empty_verdict(review) {
         let _ = writeln!(out, "{verdict}\n");
     }
     if !review.published.is_empty() {

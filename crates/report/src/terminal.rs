@@ -3,7 +3,7 @@
 //! cannot move the cursor, clear the screen or forge colour.
 
 use crate::Options;
-use crate::fmt::{self, USAGE_HEADERS, USAGE_NUMERIC};
+use crate::fmt::{self, USAGE_HEADERS, USAGE_NUMERIC, clean, one_line};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Severity;
 use gauntlet_review::finding::Dropped;
@@ -50,7 +50,7 @@ impl Out {
 pub(crate) fn render(review: &Review, opts: &Options) -> String {
     let mut out = Out { buf: String::new(), color: opts.color };
     header(&mut out, review);
-    if let Some(verdict) = fmt::empty_verdict(review) {
+    if let Some(verdict) = crate::coverage::empty_verdict(review) {
         out.line("");
         out.line(&verdict);
     }
@@ -229,22 +229,4 @@ fn table(rows: &[Vec<String>]) -> Vec<String> {
             cells.join("  ")
         })
         .collect()
-}
-
-/// Escape control characters (ESC, CR, BEL, ...) other than newline and tab.
-fn clean(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() && c != '\n' && c != '\t' {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// [`clean`], with line breaks folded into spaces.
-pub(crate) fn one_line(s: &str) -> String {
-    clean(s).split(['\n', '\t']).collect::<Vec<_>>().join(" ")
 }
