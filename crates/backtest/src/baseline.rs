@@ -44,7 +44,10 @@ pub struct BaselineRun {
 /// the naive ask, with the author's stated intent when the pipeline's finders had
 /// it too.
 pub fn request(change: &Change, related: Option<&str>, fence: &Fence, tier: Tier, intent: Option<&Intent>) -> Request {
-    let mut ask = PROMPT.to_string();
+    let schema = findings_schema(MAX_FINDINGS);
+    // Every bound the answer's schema carries, in words beside the answer format,
+    // as the pipeline's finders are told (a strict schema mode drops them).
+    let mut ask = format!("{PROMPT}\nLimits of the answer:\n{}", gauntlet_review::limits::as_list(&schema));
     if let Some(intent) = intent {
         ask.push_str(&gauntlet_review::prompt::intent(intent, fence));
     }
@@ -53,7 +56,7 @@ pub fn request(change: &Change, related: Option<&str>, fence: &Fence, tier: Tier
     Request {
         shared: shared.into(),
         turns: vec![Turn::user(ask)],
-        schema: Some(Schema { name: "report_findings".into(), json: findings_schema(MAX_FINDINGS) }),
+        schema: Some(Schema { name: "report_findings".into(), json: schema }),
         tools: Vec::new(),
         max_tokens: 8_000,
         tier,
@@ -136,6 +139,23 @@ mod tests {
         assert_eq!(with.shared[0], gauntlet_review::prompt::change_listing(&change, &fence));
         assert_eq!(with.shared[1], "## Related code\n");
         assert_eq!(request(&change, None, &fence, Tier::Standard, None).shared.len(), 1, "no related code, no block");
+    }
+
+    #[test]
+    fn the_baseline_ask_states_every_limit_of_its_schema() {
+        let change = Change {
+            base: "b".into(),
+            head: "h".into(),
+            snapshot: gauntlet_change::Snapshot::Worktree,
+            files: Vec::new(),
+        };
+        let req = request(&change, None, &Fence::fixed("DATA-0"), Tier::Standard, None);
+        let Some(Turn::User { text }) = req.turns.first() else { panic!("one user turn") };
+        let limits = gauntlet_review::limits::in_words(&req.schema.as_ref().unwrap().json);
+        assert!(limits.iter().any(|l| l.contains("20")), "the count of findings is a limit: {limits:?}");
+        for limit in limits {
+            assert!(text.contains(&limit), "the ask states `{limit}`:\n{text}");
+        }
     }
 
     #[test]
