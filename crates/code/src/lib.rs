@@ -40,6 +40,7 @@ mod search;
 
 pub use index::{Found, FoundUse, Index, blob_id, enclosing, forget_parses, parsed};
 pub use lang::Lang;
+pub use lines::{block_end, indent};
 pub use search::{mentioning, spellings, words};
 
 use std::sync::Arc;

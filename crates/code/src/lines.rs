@@ -52,7 +52,7 @@ pub(crate) fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn indent(line: &str) -> Option<usize> {
+pub fn indent(line: &str) -> Option<usize> {
     if line.trim().is_empty() {
         return None;
     }
@@ -68,8 +68,9 @@ fn keyword_kind(keyword: &str, indented: bool) -> Kind {
     }
 }
 
-/// The last line (0-based) of the block whose header is line `head`.
-fn block_end(lines: &[&str], head: usize, head_indent: usize) -> usize {
+/// The last line (0-based) of the block whose header is line `head`: the lines
+/// indented deeper, and a closing `}`, `)`, `]` or `end` at the header's depth.
+pub fn block_end(lines: &[&str], head: usize, head_indent: usize) -> usize {
     let mut last = head;
     for (i, line) in lines.iter().enumerate().skip(head + 1) {
         match indent(line) {

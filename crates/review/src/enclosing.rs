@@ -9,6 +9,7 @@
 //! above the header are included. Nothing is found for top-level code, and blocks
 //! longer than the caller's limit are left to the plain window.
 
+use gauntlet_code::{block_end, indent};
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -26,14 +27,6 @@ fn definition() -> &'static Regex {
 /// header of a region this heuristic finds.
 pub fn starts_definition(line: &str) -> bool {
     definition().is_match(line)
-}
-
-/// Indentation width of a line (a tab counts 4), `None` for blank lines.
-fn indent(line: &str) -> Option<usize> {
-    if line.trim().is_empty() {
-        return None;
-    }
-    Some(line.chars().take_while(|c| c.is_whitespace()).map(|c| if c == '\t' { 4 } else { 1 }).sum())
 }
 
 /// The 1-based line range of the definition enclosing `start..=end`, if one is found
@@ -62,20 +55,11 @@ pub fn enclosing(lines: &[&str], start: u32, end: u32, max_lines: u32) -> Option
     {
         top -= 1;
     }
-    let mut last = e.max(head + 1) - 1;
-    for (i, line) in lines.iter().enumerate().skip(head + 1) {
-        match indent(line) {
-            None => continue,
-            Some(ind) if ind > head_indent => last = i,
-            Some(_) => {
-                let t = line.trim_start();
-                if t.starts_with(['}', ')', ']']) || t == "end" || t.starts_with("end ") {
-                    last = i;
-                }
-                break;
-            }
-        }
-    }
+    let last = match block_end(lines, head, head_indent) {
+        // No line below the header belongs to it: the block ends where the lines asked about do.
+        end if end == head => e.max(head + 1) - 1,
+        end => end,
+    };
     let (from, to) = (top as u32 + 1, last as u32 + 1);
     (to - from < max_lines).then_some((from, to.max(end)))
 }
