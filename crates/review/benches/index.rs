@@ -16,8 +16,6 @@
 //! before it (a counting allocator), and what stays behind in the parse cache.
 
 use gauntlet_change::{Change, ChangedFile, Snapshot, parse_patch};
-use gauntlet_review::ground::HeadFiles;
-use gauntlet_review::pipeline::RepoRead;
 use gauntlet_review::related;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
@@ -56,22 +54,7 @@ const LINES_PER_FILE: usize = 200;
 const BUDGET: usize = 25_000;
 const FILE_BYTES: usize = 512 * 1024;
 
-struct Memory(BTreeMap<String, String>);
-
-impl HeadFiles for Memory {
-    fn line_count(&self, path: &str) -> Option<u32> {
-        self.0.get(path).map(|t| t.lines().count() as u32)
-    }
-}
-
-impl RepoRead for Memory {
-    fn text(&self, path: &str) -> Option<String> {
-        self.0.get(path).cloned()
-    }
-    fn files(&self) -> Vec<&str> {
-        self.0.keys().map(String::as_str).collect()
-    }
-}
+use gauntlet_review::pipeline::Memory;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();

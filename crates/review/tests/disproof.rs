@@ -4,8 +4,8 @@
 
 use gauntlet_model::ToolCall;
 use gauntlet_review::fence::Fence;
-use gauntlet_review::ground::{HeadFiles, check_disproof, citations};
-use gauntlet_review::pipeline::RepoRead;
+use gauntlet_review::ground::{check_disproof, citations};
+use gauntlet_review::pipeline::Memory;
 use gauntlet_review::sandbox::{Limits, Sandbox};
 use gauntlet_review::shown::Shown;
 use gauntlet_review::tools::Toolbox;
@@ -29,25 +29,8 @@ fn db() -> String {
 /// `api.py`: the caller, which always passes a user id.
 const API: &str = "from db import fetch\n\ndef handler(request):\n    return fetch(request.user.id)\n";
 
-struct Repo(BTreeMap<&'static str, String>);
-
-impl HeadFiles for Repo {
-    fn line_count(&self, path: &str) -> Option<u32> {
-        self.0.get(path).map(|t| t.lines().count() as u32)
-    }
-}
-
-impl RepoRead for Repo {
-    fn text(&self, path: &str) -> Option<String> {
-        self.0.get(path).cloned()
-    }
-    fn files(&self) -> Vec<&str> {
-        self.0.keys().copied().collect()
-    }
-}
-
-fn repo() -> Repo {
-    Repo(BTreeMap::from([("db.py", db()), ("api.py", API.to_string())]))
+fn repo() -> Memory {
+    Memory(BTreeMap::from([("db.py".to_string(), db()), ("api.py".to_string(), API.to_string())]))
 }
 
 /// What the session was shown before its turn: `api.py` whole (as a changed file is).

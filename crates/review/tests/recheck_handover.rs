@@ -6,8 +6,7 @@ use gauntlet_change::{Change, ChangedFile, Snapshot, parse_patch};
 use gauntlet_model::{ModelError, Provider, Request, Response, Turn, Usage};
 use gauntlet_review::fence::Fence;
 use gauntlet_review::finding::DropReason;
-use gauntlet_review::ground::HeadFiles;
-use gauntlet_review::pipeline::{self, Input, Models, Options, RepoRead};
+use gauntlet_review::pipeline::{self, Input, Models, Options};
 use gauntlet_review::rules::{Origin, Reviewer};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -94,22 +93,7 @@ impl Provider for Fake {
     }
 }
 
-struct Head(BTreeMap<String, String>);
-
-impl HeadFiles for Head {
-    fn line_count(&self, path: &str) -> Option<u32> {
-        self.0.get(path).map(|t| t.lines().count() as u32)
-    }
-}
-
-impl RepoRead for Head {
-    fn text(&self, path: &str) -> Option<String> {
-        self.0.get(path).cloned()
-    }
-    fn files(&self) -> Vec<&str> {
-        self.0.keys().map(String::as_str).collect()
-    }
-}
+use gauntlet_review::pipeline::Memory as Head;
 
 async fn run(fake: std::sync::Arc<Fake>) -> gauntlet_review::Review {
     let patch = diffy::create_patch(BASE, HEAD).to_string();

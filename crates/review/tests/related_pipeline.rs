@@ -5,8 +5,7 @@
 use gauntlet_change::{Change, ChangedFile, Snapshot, parse_patch};
 use gauntlet_model::{ModelError, Provider, Request, Response, Usage};
 use gauntlet_review::fence::Fence;
-use gauntlet_review::ground::HeadFiles;
-use gauntlet_review::pipeline::{self, Input, Models, Options, RepoRead};
+use gauntlet_review::pipeline::{self, Input, Models, Options};
 use gauntlet_review::rules::{Origin, Reviewer};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -77,22 +76,7 @@ impl Provider for Fake {
     }
 }
 
-struct Head(BTreeMap<String, String>);
-
-impl HeadFiles for Head {
-    fn line_count(&self, path: &str) -> Option<u32> {
-        self.0.get(path).map(|t| t.lines().count() as u32)
-    }
-}
-
-impl RepoRead for Head {
-    fn text(&self, path: &str) -> Option<String> {
-        self.0.get(path).cloned()
-    }
-    fn files(&self) -> Vec<&str> {
-        self.0.keys().map(String::as_str).collect()
-    }
-}
+use gauntlet_review::pipeline::Memory as Head;
 
 #[tokio::test]
 async fn every_session_gets_the_related_code_and_a_finding_may_rest_on_it() {

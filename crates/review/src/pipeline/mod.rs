@@ -11,7 +11,7 @@ mod judge;
 mod validate;
 
 pub use crate::part::PartFile;
-pub use crate::repo::{RepoHead, RepoRead};
+pub use crate::repo::{Memory, RepoHead, RepoRead};
 pub use budget::{Budget, Deadline, Ledger, Reservation};
 
 use crate::adjudicate::adjudicate;

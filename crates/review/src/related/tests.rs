@@ -3,23 +3,7 @@ use crate::repo::{HeadFiles, RepoRead};
 use gauntlet_change::{ChangedFile, Snapshot, parse_patch};
 use std::collections::BTreeMap;
 
-/// The repository at head, from memory.
-pub(crate) struct Files(pub BTreeMap<String, String>);
-
-impl HeadFiles for Files {
-    fn line_count(&self, path: &str) -> Option<u32> {
-        self.0.get(path).map(|t| t.lines().count() as u32)
-    }
-}
-
-impl RepoRead for Files {
-    fn text(&self, path: &str) -> Option<String> {
-        self.0.get(path).cloned()
-    }
-    fn files(&self) -> Vec<&str> {
-        self.0.keys().map(String::as_str).collect()
-    }
-}
+pub(crate) use crate::repo::Memory as Files;
 
 /// The change from `base` to `head` (whole repositories), as git would diff it.
 pub(crate) fn change_of(base: &BTreeMap<String, String>, head: &BTreeMap<String, String>) -> Change {

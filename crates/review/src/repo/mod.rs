@@ -4,8 +4,10 @@
 //! through [`RepoRead`]; this module sits below all of them and uses none of them.
 
 mod head;
+mod memory;
 
 pub use head::RepoHead;
+pub use memory::Memory;
 
 /// What grounding needs to know about the repository at head.
 pub trait HeadFiles {
