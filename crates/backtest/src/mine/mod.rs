@@ -355,13 +355,8 @@ fn ignore_revs(git: &Git, head: &Snapshot) -> Result<Option<tempfile::NamedTempF
     Ok(Some(file))
 }
 
-/// Whether `a` is an ancestor of `b`.
+/// Whether `a` is an ancestor of `b` (git's own environment and settings, as
+/// every other call of this crate; a failing git answers "no").
 pub(crate) fn is_ancestor(git: &Git, a: &str, b: &str) -> Result<bool, ChangeError> {
-    let status = std::process::Command::new("git")
-        .arg("-C")
-        .arg(git.root())
-        .args(["merge-base", "--is-ancestor", a, b])
-        .status()
-        .map_err(|e| ChangeError::Spawn(e.to_string()))?;
-    Ok(status.success())
+    Ok(git.run(&["merge-base", "--is-ancestor", a, b]).is_ok())
 }

@@ -217,27 +217,7 @@ fn normalise(path: &str) -> Option<String> {
 
 /// One identifier's words, lowercased and joined by `_`.
 fn words(ident: &str) -> String {
-    let chars: Vec<char> = ident.chars().collect();
-    let mut out = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if c == '_' {
-            if !out.is_empty() && !out.ends_with('_') {
-                out.push('_');
-            }
-            continue;
-        }
-        let prev = i.checked_sub(1).map(|p| chars[p]);
-        let next = chars.get(i + 1).copied();
-        let boundary = c.is_uppercase()
-            && prev.is_some_and(|p| {
-                p.is_lowercase() || p.is_ascii_digit() || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
-            });
-        if boundary && !out.is_empty() && !out.ends_with('_') {
-            out.push('_');
-        }
-        out.extend(c.to_lowercase());
-    }
-    out.trim_end_matches('_').to_string()
+    gauntlet_code::words(ident).join("_")
 }
 
 #[cfg(test)]
