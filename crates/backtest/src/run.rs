@@ -15,7 +15,6 @@ use gauntlet_review::context::{self, ContextError, Sources, feedback};
 use gauntlet_review::fence::Fence;
 use gauntlet_review::gate::{self, Decision, GateConfig, GateInput, PrMeta};
 use gauntlet_review::pipeline::{self, Input, Models, RepoHead, RepoRead};
-use gauntlet_review::related;
 use gauntlet_review::review::Gap;
 use gauntlet_review::rules::{self, Channel, Reviewer, RuleError};
 use gauntlet_review::secrets::Masker;
@@ -193,9 +192,8 @@ fn review_case(
     if setup.baseline {
         let tier = options.route(Tier::Standard);
         let provider = models.get(tier);
-        // The same related code the pipeline's shared block held (parses are cached).
-        let related = related::gather(&change, &head, options.tools.file_bytes, options.related_budget());
-        let related = gauntlet_review::prompt::related(&related, &input.fence);
+        // The same related code the pipeline's shared blocks held, as it built it.
+        let related = gauntlet_review::prompt::related(&review.related, &input.fence);
         let run = runtime
             .block_on(baseline::run(
                 &change,

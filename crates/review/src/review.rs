@@ -45,6 +45,11 @@ pub struct Review {
     /// a caller can adjudicate again at another threshold (the backtest's sweep).
     #[serde(skip)]
     pub judged: Vec<Judged>,
+    /// The related code the run's shared blocks drew from, so a caller that shows
+    /// the same change to another reviewer (the backtest's baseline) need not read
+    /// every file at head again to build it.
+    #[serde(skip)]
+    pub related: crate::related::Related,
 }
 
 impl Review {

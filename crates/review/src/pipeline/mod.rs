@@ -290,6 +290,7 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
         // With no part left after the size limits, no reviewer runs at all.
         reviewers: if ctxs.is_empty() { Vec::new() } else { input.reviewers.iter().map(|r| r.name.clone()).collect() },
         not_reviewed: not_reviewed(input.change),
+        related: related.clone(),
         ..Review::default()
     };
     for entry in too_large {
