@@ -83,7 +83,7 @@ pub fn decide(
         bar.min_precision,
         bar.min_findings
     );
-    let path = cache_dir.or_else(|| git_dir(git).map(|d| d.join("gauntlet"))).map(|d| d.join(CACHE_FILE));
+    let path = cache_dir.or_else(|| git.common_dir().ok().map(|d| d.join("gauntlet"))).map(|d| d.join(CACHE_FILE));
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let cached =
         path.as_ref().and_then(|p| std::fs::read(p).ok()).and_then(|b| serde_json::from_slice::<Cached>(&b).ok());
@@ -110,13 +110,12 @@ pub fn decide(
             reviewers: earned.reviewers.clone(),
             covers: covers.clone(),
         };
-        // Written aside and renamed into place, so a reader never sees half a file.
-        let aside = path.with_extension("json.tmp");
+        let bytes = serde_json::to_vec_pretty(&c).expect("a cached figure is JSON");
         let written = path
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::write(&aside, serde_json::to_vec_pretty(&c).expect("a cached figure is JSON")))
-            .and_then(|()| std::fs::rename(&aside, path));
+            .map_err(anyhow::Error::from)
+            .and_then(|()| super::status::write_atomic(path, &bytes));
         if let Err(e) = written {
             crate::progress::say!("gauntlet: note: could not cache the precision figure at {}: {e}", path.display());
         }
@@ -133,12 +132,6 @@ fn history_host(ctx: &CiContext, calls: usize) -> Result<Box<dyn History>, Strin
         HostConfig::Azure(c) => Box::new(azure::Azure::new(c).map_err(|e| e.to_string())?.limit_calls(calls)),
     };
     Ok(host)
-}
-
-fn git_dir(git: &Git) -> Option<PathBuf> {
-    let out = git.run(&["rev-parse", "--absolute-git-dir"]).ok()?;
-    let text = String::from_utf8(out).ok()?;
-    Some(PathBuf::from(text.trim()))
 }
 
 fn short(rev: &str) -> &str {

@@ -111,12 +111,14 @@ pub fn write_codequality(path: &Path, findings: &[&Published]) -> Result<()> {
         .with_context(|| format!("cannot write the Code Quality report {}", path.display()))
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+/// Write `bytes` to `path` through a file beside it renamed into place, so a
+/// reader never sees half of it.
+pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut file = tempfile::Builder::new().prefix(".gauntlet-codequality").tempfile_in(dir)?;
+    let mut file = tempfile::Builder::new().prefix(".gauntlet-").tempfile_in(dir)?;
     file.write_all(bytes)?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;
