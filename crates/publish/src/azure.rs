@@ -56,6 +56,8 @@ pub struct Azure {
     iteration: Mutex<Option<Iteration>>,
     /// Descriptors of the groups whose members may write, once read.
     writer_groups: Mutex<Option<Vec<String>>>,
+    /// Who the token belongs to, once asked (a history read asks per pull request).
+    me: Mutex<Option<String>>,
 }
 
 impl Azure {
@@ -83,13 +85,19 @@ impl Azure {
             pr,
             iteration: Mutex::new(None),
             writer_groups: Mutex::new(None),
+            me: Mutex::new(None),
         })
     }
 
     async fn own_id(&self) -> Result<String, PublishError> {
+        if let Some(me) = self.me.lock().expect("token owner lock").clone() {
+            return Ok(me);
+        }
         let url = format!("{}/_apis/connectionData", self.collection);
         let (data, _) = self.client.get(&url, "find out who the token belongs to").await?;
-        string(&data, "/authenticatedUser/id", HOST, "read the token's identity")
+        let me = string(&data, "/authenticatedUser/id", HOST, "read the token's identity")?;
+        *self.me.lock().expect("token owner lock") = Some(me.clone());
+        Ok(me)
     }
 
     /// The iteration whose source commit is `head`, else the latest one (with

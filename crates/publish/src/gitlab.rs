@@ -46,6 +46,10 @@ pub struct GitLab {
     project: String,
     mr: String,
     diff_refs: Mutex<Option<DiffRefs>>,
+    /// Who the token belongs to, once asked (a history read asks per merge request).
+    me: Mutex<Option<String>>,
+    /// The project's `path_with_namespace`, once read (GraphQL names projects by it).
+    pub(crate) project_path: Mutex<Option<String>>,
 }
 
 impl GitLab {
@@ -61,12 +65,25 @@ impl GitLab {
         let client = Client::new(HOST, &[("PRIVATE-TOKEN", config.token.clone())], &config.token)?;
         let project = format!("{api}/projects/{}", encode(&config.project));
         let mr = format!("{project}/merge_requests/{}", config.merge_request);
-        Ok(GitLab { client, api, project, mr, diff_refs: Mutex::new(None) })
+        Ok(GitLab {
+            client,
+            api,
+            project,
+            mr,
+            diff_refs: Mutex::new(None),
+            me: Mutex::new(None),
+            project_path: Mutex::new(None),
+        })
     }
 
     async fn own_id(&self) -> Result<String, PublishError> {
+        if let Some(me) = self.me.lock().expect("token owner lock").clone() {
+            return Ok(me);
+        }
         let (user, _) = self.client.get(&format!("{}/user", self.api), "find out who the token belongs to").await?;
-        string(&user, "/id", HOST, "read the token's user")
+        let me = string(&user, "/id", HOST, "read the token's user")?;
+        *self.me.lock().expect("token owner lock") = Some(me.clone());
+        Ok(me)
     }
 
     /// The merge request's `diff_refs`, and its author.

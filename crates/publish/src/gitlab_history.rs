@@ -23,8 +23,16 @@ fn tail(gid: &str) -> String {
 impl GitLab {
     /// The last editor of each note of merge request `iid` that was edited, by note id.
     async fn editors(&self, iid: u64) -> Result<BTreeMap<String, Option<String>>, PublishError> {
-        let (project, _) = self.client.get(&self.project, "read the project").await?;
-        let path = string(&project, "/path_with_namespace", HOST, "read the project's path")?;
+        let known = self.project_path.lock().expect("project path lock").clone();
+        let path = match known {
+            Some(path) => path,
+            None => {
+                let (project, _) = self.client.get(&self.project, "read the project").await?;
+                let path = string(&project, "/path_with_namespace", HOST, "read the project's path")?;
+                *self.project_path.lock().expect("project path lock") = Some(path.clone());
+                path
+            }
+        };
         let url = format!("{}/graphql", self.api.trim_end_matches("/v4"));
         let mut out = BTreeMap::new();
         let mut cursor = Value::Null;
