@@ -58,6 +58,13 @@ impl RuleSet {
         Ok(if drift.is_empty() { LockState::Matches(locked) } else { LockState::Drifted(drift) })
     }
 
+    /// The version of every reviewer the repository has, whether or not it applies
+    /// to a change: what earned blocking's record is kept per.
+    pub fn all_version(&self, root: &Path) -> Result<String> {
+        let every = rules::version(&self.all.iter().collect::<Vec<_>>());
+        Ok(self.version(root, &every)?.0)
+    }
+
     /// The rules version for reports, and a warning when the rules drifted from the
     /// lock. `unlocked` is the hash of the rules that ran.
     pub fn version(&self, root: &Path, unlocked: &str) -> Result<(String, Option<String>)> {

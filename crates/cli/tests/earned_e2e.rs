@@ -200,3 +200,16 @@ async fn a_push_that_leaves_the_flagged_file_alone_does_not_turn_earned_blocking
     let last = run.host.state().check_runs.last().cloned().expect("a check run");
     assert_eq!(last.conclusion.as_deref(), Some("failure"), "{last:#?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_the_gate_skips_does_not_turn_earned_blocking_green() {
+    let run = Run::new(&earned("min_findings = 2\nmin_precision = 0.5\n")).await;
+    assert_eq!(run.ci(&["--fail-on", "high"]).await.0, 3);
+    // A lockfile alone is skipped by the gate: no review runs, yet the high
+    // finding of the first run still stands and the bar is still met.
+    run.push("Cargo.lock", "# v2\n");
+    let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
+    assert!(stderr.contains("skipped: "), "the gate skipped the push\n{stderr}");
+    assert_eq!(code, 3, "the standing high finding still fails the job\n{stderr}");
+    assert!(stderr.contains("from earlier runs still stand"), "{stderr}");
+}

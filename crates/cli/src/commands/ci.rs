@@ -87,22 +87,16 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let model = standard_model(&settings);
     let mode = settings.file.ci.blocking_mode()?;
     let cache_dir = env("GAUNTLET_CACHE_DIR").map(std::path::PathBuf::from);
-    let prepared = match prepare(git, &review_args, env, settings)? {
-        Plan::Skip(review) => {
-            let code = skipped(&review, format, &opts)?;
-            // A change the gate skips (a lockfile bump after a failing run) must not
-            // pass what still stands on the pull request.
-            if let (BlockingMode::FailOn, Some(_)) = (&mode, fail_on)
-                && let Some(tally) = publish::unreviewed(&runtime, &poster, policy)?
-            {
-                return Ok(exit_code(&[], &Blocking { min: fail_on, earned: None }, &tally));
-            }
-            return Ok(code);
+    // Under earned blocking the record is kept per rules and model (the era); it is
+    // known before the gate, so a push the gate skips is weighed like any other.
+    let era = match (&mode, fail_on) {
+        (BlockingMode::Earned(_), Some(_)) => {
+            let rules = crate::ruleset::RuleSet::load(git, &settings.file, env)?.all_version(git.root())?;
+            gauntlet_publish::marker::era_tag(&rules, &model)
         }
-        Plan::Run(prepared) => prepared,
+        _ => String::new(),
     };
-    let era = gauntlet_publish::marker::era_tag(prepared.all_rules_version(), &model);
-    let (block, mode_note) = match (&mode, fail_on) {
+    let blocking = || match (&mode, fail_on) {
         (BlockingMode::FailOn, _) => (Blocking { min: fail_on, earned: None }, None),
         (BlockingMode::Earned(_), None) => (
             Blocking { min: None, earned: None },
@@ -110,7 +104,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         ),
         (BlockingMode::Earned(earned_settings), Some(min)) => {
             let figure = (era.as_str(), base_commit.as_str());
-            match earned::decide(&runtime, git, &ctx, earned_settings, figure, policy, cache_dir) {
+            match earned::decide(&runtime, git, &ctx, earned_settings, figure, policy, cache_dir.clone()) {
                 Ok(decision) => {
                     let reason = decision.reason();
                     crate::progress::say!("gauntlet: {reason} ({})", decision.source);
@@ -125,6 +119,21 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
             }
         }
     };
+    let prepared = match prepare(git, &review_args, env, settings)? {
+        Plan::Skip(review) => {
+            let code = skipped(&review, format, &opts)?;
+            // A change the gate skips (a lockfile bump after a failing run) must not
+            // pass what still stands on the pull request, in either blocking mode.
+            let Some(min) = fail_on else { return Ok(code) };
+            let Some(tally) = publish::unreviewed(&runtime, &poster, policy)? else { return Ok(code) };
+            if !tally.standing.iter().any(|s| s.severity.weight() >= min.weight()) {
+                return Ok(code);
+            }
+            return Ok(exit_code(&[], &blocking().0, &tally));
+        }
+        Plan::Run(prepared) => prepared,
+    };
+    let (block, mode_note) = blocking();
     if let Scope::Same { last } = &scope {
         let marker = existing.and_then(|e| e.overview.as_ref()).and_then(|o| OverviewMarker::parse(&o.body));
         let same = marker.is_some_and(|m| m.rules == prepared.rules_version() && m.config == config_digest);

@@ -191,8 +191,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     let selected = roster.selected();
     let ran = rules::version(&selected.iter().collect::<Vec<_>>());
     let (rules_version, lock_note) = roster.ruleset.version(git.root(), &ran)?;
-    let every = rules::version(&roster.ruleset.all.iter().collect::<Vec<_>>());
-    let (all_rules_version, _) = roster.ruleset.version(git.root(), &every)?;
+    let all_rules_version = roster.ruleset.all_version(git.root())?;
     if let Some(note) = &lock_note {
         eprintln!("gauntlet: warning: {note}");
     }
