@@ -78,6 +78,11 @@ pub struct StatsArgs {
     /// monthly trend as a chart).
     #[arg(long, value_name = "FORMAT", default_value = "terminal")]
     pub format: String,
+    /// Keep the record read in DIR/earned.json, where `gauntlet ci` with
+    /// `[ci] blocking = "earned"` takes it up (point `GAUNTLET_CACHE_DIR` there);
+    /// pull requests the file already holds are not read again.
+    #[arg(long, value_name = "DIR")]
+    pub keep_record: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -5,7 +5,8 @@
 
 use crate::settings::Env;
 use anyhow::{Context, Result, bail};
-use gauntlet_publish::{azure, github, gitlab};
+use gauntlet_publish::history::History;
+use gauntlet_publish::{PublishError, azure, github, gitlab};
 
 /// The base side as the CI system names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +23,29 @@ pub enum HostConfig {
     GitHub(github::Config),
     GitLab(gitlab::Config),
     Azure(azure::Config),
+}
+
+impl HostConfig {
+    /// A reader of the repository's pull request history through this host, sending
+    /// at most `calls` requests when a budget is given.
+    pub fn history(&self, calls: Option<usize>) -> Result<Box<dyn History>, PublishError> {
+        let calls = calls.unwrap_or(usize::MAX);
+        Ok(match self.clone() {
+            HostConfig::GitHub(c) => Box::new(github::GitHub::new(c)?.limit_calls(calls)),
+            HostConfig::GitLab(c) => Box::new(gitlab::GitLab::new(c)?.limit_calls(calls)),
+            HostConfig::Azure(c) => Box::new(azure::Azure::new(c)?.limit_calls(calls)),
+        })
+    }
+
+    /// The repository, as `gauntlet stats` names it: `GitHub o/r`, `GitLab project
+    /// 12`, `Azure DevOps repository <id>`.
+    pub fn repository(&self) -> String {
+        match self {
+            HostConfig::GitHub(c) => format!("GitHub {}", c.repository),
+            HostConfig::GitLab(c) => format!("GitLab project {}", c.project),
+            HostConfig::Azure(c) => format!("Azure DevOps repository {}", c.repository),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -9,8 +9,7 @@ use crate::ci_env::{self, HostConfig};
 use crate::settings::Env;
 use anyhow::{Context as _, Result, bail};
 use gauntlet_change::git::Git;
-use gauntlet_publish::history::{self, History, Scope};
-use gauntlet_publish::{azure, github, gitlab};
+use gauntlet_publish::history::{self, Scope};
 use gauntlet_review::context::feedback::{self, Comment, Dismissal};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -105,11 +104,7 @@ pub fn load_dismissals(git: &Git, env: &Env, author_may_dismiss: bool) -> Vec<Di
 }
 
 fn read_dismissals(host: &HostConfig, author_may_dismiss: bool) -> Result<Vec<Dismissal>> {
-    let history: Box<dyn History> = match host {
-        HostConfig::GitHub(c) => Box::new(github::GitHub::new(c.clone())?),
-        HostConfig::GitLab(c) => Box::new(gitlab::GitLab::new(c.clone())?),
-        HostConfig::Azure(c) => Box::new(azure::Azure::new(c.clone())?),
-    };
+    let history = host.history(None)?;
     let scope = Scope { last: DISMISSAL_PULLS, since: None, policy: gauntlet_publish::Policy { author_may_dismiss } };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let read = runtime.block_on(history::read(history.as_ref(), &scope))?;

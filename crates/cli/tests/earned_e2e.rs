@@ -98,12 +98,6 @@ impl Run {
     fn history_requests(&self) -> usize {
         self.history.lock().unwrap().requests
     }
-
-    /// Listings and thread reads of closed pull requests: the record itself (the
-    /// permission endpoint also answers this run's own dismissal check).
-    fn record_reads(&self) -> usize {
-        self.history.lock().unwrap().log.iter().filter(|l| !l.contains("/collaborators/")).count()
-    }
 }
 
 fn earned(extra: &str) -> String {
@@ -125,7 +119,7 @@ async fn below_the_bar_it_posts_exits_0_and_says_why_and_the_authors_doings_do_n
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn above_the_bar_a_high_finding_fails_and_the_next_run_reuses_the_cached_figure() {
+async fn above_the_bar_a_high_finding_fails_and_the_next_run_reads_only_what_it_does_not_hold() {
     let run = Run::new(&earned("min_findings = 2\nmin_precision = 0.5\n")).await;
     let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
     assert_eq!(code, 3, "{stderr}");
@@ -139,12 +133,16 @@ async fn above_the_bar_a_high_finding_fails_and_the_next_run_reuses_the_cached_f
     let cache = run.dir.path().join(".git/gauntlet/earned.json");
     let cached: serde_json::Value = serde_json::from_slice(&std::fs::read(&cache).unwrap()).unwrap();
     assert!(cached["at"].as_u64().unwrap() > 0 && cached["commit"].as_str().unwrap().len() == 40, "{cached}");
+    let kept: Vec<&String> = cached["pulls"].as_object().unwrap().keys().collect();
+    assert_eq!(kept, ["1", "2", "3"], "each closed pull request's records are kept: {cached}");
 
-    let read = run.record_reads();
+    let before = run.history.lock().unwrap().log.len();
     let (code, _, stderr) = run.ci(&["--fail-on", "high", "--force"]).await;
     assert_eq!(code, 3, "{stderr}");
-    assert!(stderr.contains("precision cached 0 min ago"), "{stderr}");
-    assert_eq!(run.record_reads(), read, "the cached figure is reused without reading the record again");
+    assert!(stderr.contains("(3 of them as an earlier read found them)"), "{stderr}");
+    let later: Vec<String> = run.history.lock().unwrap().log[before..].to_vec();
+    assert!(later.iter().any(|l| l.contains("/pulls?")), "the closes are listed again: {later:#?}");
+    assert!(!later.iter().any(|l| l.contains("/graphql")), "no pull request is read again: {later:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

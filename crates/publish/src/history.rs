@@ -41,6 +41,7 @@ use crate::dismissal::{self, Access, Form, Policy};
 use crate::host::{Person, Reply, Thread};
 use crate::outcome::{self, Facts, PrState, Record};
 use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A pull request as a listing shows it.
@@ -130,6 +131,8 @@ pub struct Read {
     pub partial: Option<String>,
     /// Dismissing acts that did not count, and why (one line each).
     pub not_counted: Vec<String>,
+    /// Pull requests whose records came from an earlier read ([`read_with`]).
+    pub reused: usize,
     /// Findings whose dismissal counts, with what they said and the reason given:
     /// what later reviews and `gauntlet rules draft --from-stats` learn from.
     pub dismissed: Vec<Dismissed>,
@@ -165,6 +168,9 @@ impl Read {
             ),
             _ => "no merged or closed pull request".to_string(),
         };
+        if self.reused > 0 {
+            out.push_str(&format!(" ({} of them as an earlier read found them)", self.reused));
+        }
         if let Some(why) = &self.partial {
             out.push_str(&format!("; partial: {why}"));
         }
@@ -180,6 +186,43 @@ fn day(date: &str) -> &str {
 /// A failure after the first page makes the read partial (it says where it
 /// stopped); a failure on the first listing is an error.
 pub async fn read(host: &dyn History, scope: &Scope) -> Result<Read, PublishError> {
+    read_with(host, scope, &BTreeMap::new()).await
+}
+
+/// What an earlier read found on one merged or closed pull request: kept by a
+/// caller so a later read need not ask the host again.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Known {
+    /// The close the records were read after; a pull request reopened and closed
+    /// again since is read again.
+    pub closed_at: String,
+    pub records: Vec<Record>,
+}
+
+impl Read {
+    /// What this read found on each pull request it covers, to pass to a later
+    /// [`read_with`].
+    pub fn known(&self) -> BTreeMap<u64, Known> {
+        let mut out: BTreeMap<u64, Known> = self
+            .pulls
+            .iter()
+            .map(|(n, closed_at)| (*n, Known { closed_at: closed_at.clone(), records: Vec::new() }))
+            .collect();
+        for r in &self.records {
+            if let Some(k) = out.get_mut(&r.pr) {
+                k.records.push(r.clone());
+            }
+        }
+        out
+    }
+}
+
+/// As [`read`], taking the records of a pull request from `known` instead of the
+/// host when `known` holds it with the same close. Listing still asks the host, so
+/// a new close is always seen; once the host stops answering (a call budget, a
+/// failure), older pull requests still come from `known` where it holds them, so
+/// a run of empty pull requests cannot push a known record out of the read.
+pub async fn read_with(host: &dyn History, scope: &Scope, known: &BTreeMap<u64, Known>) -> Result<Read, PublishError> {
     let want = scope.last.clamp(1, MAX_PULLS);
     let since = scope.since.as_deref();
     let mut out = Read::default();
@@ -187,7 +230,11 @@ pub async fn read(host: &dyn History, scope: &Scope) -> Result<Read, PublishErro
     for page in 1..=MAX_LIST_PAGES {
         let (items, more) = match host.pulls(page).await {
             Ok(answer) => answer,
-            Err(e) if page == 1 => return Err(e),
+            Err(e) if page == 1 && known.is_empty() => return Err(e),
+            Err(e) if page == 1 => {
+                let why = format!("listing pull requests failed ({e}); the record is as an earlier read left it");
+                return Ok(from_known(known, want, why));
+            }
             Err(e) => {
                 out.partial = Some(format!("listing pull requests stopped at page {page}: {e}"));
                 break;
@@ -220,25 +267,97 @@ pub async fn read(host: &dyn History, scope: &Scope) -> Result<Read, PublishErro
                 Some(format!("listing stopped after {MAX_LIST_PAGES} pages; older pull requests were not listed"));
         }
     }
+    // A listing cut short (a budget, a failure) does not reach older closes; those
+    // an earlier read found still count.
+    if out.partial.is_some() {
+        let oldest = closed.iter().map(|p| p.closed_at.clone()).min();
+        let listed: std::collections::BTreeSet<u64> = closed.iter().map(|p| p.number).collect();
+        let older = known.iter().filter(|(n, k)| {
+            !listed.contains(n)
+                && oldest.as_ref().is_none_or(|o| k.closed_at <= *o)
+                && since.is_none_or(|s| day(&k.closed_at) >= s)
+        });
+        let unlisted: Vec<Pull> = older
+            .map(|(n, k)| Pull { number: *n, state: PrState::Closed, closed_at: k.closed_at.clone(), listed_at: None })
+            .collect();
+        closed.extend(unlisted);
+    }
     closed.sort_by(|a, b| b.closed_at.cmp(&a.closed_at).then(b.number.cmp(&a.number)));
     closed.truncate(want);
     let mut access: BTreeMap<String, Access> = BTreeMap::new();
+    let mut stopped: Option<(u64, String)> = None;
+    let mut unread = 0;
     for pull in &closed {
+        if let Some(k) = known.get(&pull.number).filter(|k| k.closed_at == pull.closed_at) {
+            out.records.extend(k.records.iter().cloned());
+            out.pulls.push((pull.number, pull.closed_at.clone()));
+            out.reused += 1;
+            continue;
+        }
+        if stopped.is_some() {
+            unread += 1;
+            continue;
+        }
         let record = match host.record(pull).await {
             Ok(record) => record,
             Err(e) => {
-                let stop = format!("stopped at pull request {} ({e}); older ones were not read", pull.number);
-                out.partial = Some(match out.partial.take() {
-                    Some(earlier) => format!("{earlier}; {stop}"),
-                    None => stop,
-                });
-                break;
+                stopped = Some((pull.number, e.to_string()));
+                unread += 1;
+                continue;
             }
         };
+        let before = (out.records.len(), out.dismissed.len(), out.not_counted.len());
         records_of(host, pull, record, scope.policy, &mut access, &mut out).await;
+        // A dismisser the host would not say anything about (a spent budget, an
+        // error) leaves the outcomes unknown: the pull request counts as unread,
+        // rather than its dismissals silently not counting.
+        if let Some(why) = unanswered(&access) {
+            out.records.truncate(before.0);
+            out.dismissed.truncate(before.1);
+            out.not_counted.truncate(before.2);
+            stopped = Some((pull.number, format!("who may dismiss could not be asked: {why}")));
+            unread += 1;
+            continue;
+        }
         out.pulls.push((pull.number, pull.closed_at.clone()));
     }
+    if let Some((number, e)) = stopped {
+        let stop = if known.is_empty() {
+            format!("stopped at pull request {number} ({e}); older ones were not read")
+        } else {
+            format!(
+                "stopped at pull request {number} ({e}); {unread} pull request(s) not read, older ones kept from an earlier read"
+            )
+        };
+        out.partial = Some(match out.partial.take() {
+            Some(earlier) => format!("{earlier}; {stop}"),
+            None => stop,
+        });
+    }
     Ok(out)
+}
+
+/// Why the host left someone's write access unanswered, when it did.
+fn unanswered(access: &BTreeMap<String, Access>) -> Option<&str> {
+    access.values().find_map(|a| match a {
+        Access::Unknown(why) => Some(why.as_str()),
+        _ => None,
+    })
+}
+
+/// A read made of `known` alone (newest `want` closes), for when the host cannot
+/// list pull requests.
+fn from_known(known: &BTreeMap<u64, Known>, want: usize, why: String) -> Read {
+    let mut pulls: Vec<(&u64, &Known)> = known.iter().collect();
+    pulls.sort_by(|a, b| b.1.closed_at.cmp(&a.1.closed_at).then(b.0.cmp(a.0)));
+    pulls.truncate(want);
+    Read {
+        records: pulls.iter().flat_map(|(_, k)| k.records.iter().cloned()).collect(),
+        pulls: pulls.iter().map(|(n, k)| (**n, k.closed_at.clone())).collect(),
+        reused: pulls.len(),
+        partial: Some(why),
+        ..Read::default()
+    }
 }
 
 /// Add `record`'s outcomes to `out`, asking `host` about people not yet in `access`.

@@ -24,7 +24,7 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::process::ExitCode;
 
-mod earned;
+pub(crate) mod earned;
 mod publish;
 mod scope;
 mod status;

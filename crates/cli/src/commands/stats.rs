@@ -5,6 +5,7 @@
 //! HTML page is in `stats_html`.
 
 use crate::args::StatsArgs;
+use crate::ci_env::HostConfig;
 use crate::settings::Env;
 use anyhow::{Context, Result, bail};
 use gauntlet_publish::history::{self, History, MAX_PULLS, Read, Scope};
@@ -25,11 +26,18 @@ pub fn run(args: &StatsArgs, author_may_dismiss: bool, env: &Env) -> Result<()> 
             bail!("--since `{date}` is not a date: write YYYY-MM-DD");
         }
     }
-    let (host, what) = connect(env)?;
+    let config = host_config(env)?;
+    let (host, what) = (config.history(None)?, config.repository());
     let last = if args.since.is_some() { args.last.unwrap_or(MAX_PULLS) } else { args.last.unwrap_or(50) };
-    let scope = Scope { last, since: args.since.clone(), policy: gauntlet_publish::Policy { author_may_dismiss } };
+    let policy = gauntlet_publish::Policy { author_may_dismiss };
+    let scope = Scope { last, since: args.since.clone(), policy };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let read = runtime.block_on(history::read(host.as_ref(), &scope)).with_context(|| format!("reading {what}"))?;
+    let read = match &args.keep_record {
+        None => runtime.block_on(history::read(host.as_ref(), &scope)).with_context(|| format!("reading {what}"))?,
+        Some(dir) => {
+            keep_record(&runtime, host.as_ref(), &config, &scope, dir).with_context(|| format!("reading {what}"))?
+        }
+    };
     let f = figures(&read.records);
     match args.format.as_str() {
         "json" => println!("{}", serde_json::to_string_pretty(&to_json(&what, &read, &f))?),
@@ -39,40 +47,61 @@ pub fn run(args: &StatsArgs, author_may_dismiss: bool, env: &Env) -> Result<()> 
     Ok(())
 }
 
+/// Read `scope` taking what `dir`'s record already holds, and write the record
+/// back with what this read found (whole, or not at all).
+fn keep_record(
+    runtime: &tokio::runtime::Runtime,
+    host: &dyn History,
+    config: &HostConfig,
+    scope: &Scope,
+    dir: &std::path::Path,
+) -> Result<Read> {
+    use super::ci::earned;
+    let path = dir.join(earned::CACHE_FILE);
+    let kept = earned::load(&path, config, scope.policy);
+    let (read, pulls) = earned::read_and_keep(runtime, host, scope, kept)?;
+    let cached = earned::Cached { key: earned::key(config, scope.policy), at: earned::now(), commit: None, pulls };
+    earned::save(&path, &cached).with_context(|| format!("keeping the record in {}", path.display()))?;
+    Ok(read)
+}
+
 /// The repository's host, from the variables `gauntlet ci` reads, and what to call it.
 pub(crate) fn connect(env: &Env) -> Result<(Box<dyn History>, String)> {
+    let config = host_config(env)?;
+    Ok((config.history(None)?, config.repository()))
+}
+
+/// The repository's host as `gauntlet ci` would post to it, outside a pull request.
+pub(crate) fn host_config(env: &Env) -> Result<HostConfig> {
     if let Some(repository) = env("GITHUB_REPOSITORY") {
         let token = env("GITHUB_TOKEN").or_else(|| env("GH_TOKEN")).context("GITHUB_TOKEN (or GH_TOKEN) is not set")?;
-        let config = github::Config {
+        return Ok(HostConfig::GitHub(github::Config {
             api_url: env("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into()),
             graphql_url: env("GITHUB_GRAPHQL_URL"),
-            repository: repository.clone(),
+            repository,
             number: 0,
             token,
             login: env("GAUNTLET_GITHUB_LOGIN").unwrap_or_else(|| "github-actions[bot]".into()),
-        };
-        return Ok((Box::new(github::GitHub::new(config)?), format!("GitHub {repository}")));
+        }));
     }
     if let Some(project) = env("CI_PROJECT_ID") {
         let token = env("GAUNTLET_GITLAB_TOKEN")
             .or_else(|| env("GITLAB_TOKEN"))
             .context("GAUNTLET_GITLAB_TOKEN (or GITLAB_TOKEN) is not set: use the token `gauntlet ci` posts with")?;
         let api_url = env("CI_API_V4_URL").context("CI_API_V4_URL is not set")?;
-        let config = gitlab::Config { api_url, project: project.clone(), merge_request: 0, token };
-        return Ok((Box::new(gitlab::GitLab::new(config)?), format!("GitLab project {project}")));
+        return Ok(HostConfig::GitLab(gitlab::Config { api_url, project, merge_request: 0, token }));
     }
     if let Some(repository) = env("BUILD_REPOSITORY_ID") {
         let token = env("SYSTEM_ACCESSTOKEN")
             .or_else(|| env("AZURE_DEVOPS_TOKEN"))
             .context("SYSTEM_ACCESSTOKEN is not set: use the token `gauntlet ci` posts with")?;
-        let config = azure::Config {
+        return Ok(HostConfig::Azure(azure::Config {
             collection_uri: env("SYSTEM_COLLECTIONURI").context("SYSTEM_COLLECTIONURI is not set")?,
             project: env("SYSTEM_TEAMPROJECT").context("SYSTEM_TEAMPROJECT is not set")?,
-            repository: repository.clone(),
+            repository,
             pull_request: 0,
             token,
-        };
-        return Ok((Box::new(azure::Azure::new(config)?), format!("Azure DevOps repository {repository}")));
+        }));
     }
     bail!(
         "no repository named: set GITHUB_REPOSITORY (GitHub), CI_PROJECT_ID and CI_API_V4_URL (GitLab) or \

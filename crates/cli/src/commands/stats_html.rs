@@ -198,7 +198,7 @@ mod tests {
             unreadable: 0,
             partial: None,
             not_counted: vec![format!("#1 {hostile}: x, not counted: y")],
-            dismissed: Vec::new(),
+            ..Read::default()
         };
         let page = render("GitHub o/\"r\"", &read, &figures(&records));
         assert!(!page.contains("<img") && !page.contains("</script>"), "{page}");
