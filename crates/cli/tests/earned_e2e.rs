@@ -15,7 +15,7 @@ mod support;
 #[path = "../../publish/tests/fakes/mod.rs"]
 mod fakes;
 
-use fakes::repo::{Kind, Repo, scenario, serve_github_history};
+use fakes::repo::{Kind, Repo, scenario, serve_history};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use support::{Fake, Wire, finder, gauntlet_env, git, repo, verdict};
@@ -59,7 +59,7 @@ impl Run {
         }
         let host = fakes::github::start().await;
         let history = Arc::new(Mutex::new(closed));
-        serve_github_history(&history, &host.server).await;
+        serve_history(Kind::GitHub, &history, &host.server).await;
         Run { dir, event, summary, host, history }
     }
 
