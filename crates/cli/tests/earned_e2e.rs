@@ -207,6 +207,9 @@ async fn a_finding_whose_reviewer_is_below_its_own_bar_does_not_fail() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("raised only by reviewers below the bar"), "{stderr}");
     assert!(run.overview().contains("on their own findings: security"), "{}", run.overview());
+    let last = run.host.state().check_runs.last().cloned().expect("a check run");
+    assert_eq!(last.conclusion.as_deref(), Some("success"), "{last:#?}");
+    assert_eq!(last.title, format!("gauntlet: {HELD_BACK}"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -251,7 +254,15 @@ async fn a_push_that_leaves_the_flagged_file_alone_does_not_turn_earned_blocking
     assert_eq!(code, 3, "the finding on the untouched file still stands\n{stderr}");
     let last = run.host.state().check_runs.last().cloned().expect("a check run");
     assert_eq!(last.conclusion.as_deref(), Some("failure"), "{last:#?}");
+    assert_eq!(last.title, format!("gauntlet: {STILL_STANDS}"));
 }
+
+/// The verdict's line of a run that passed with the high finding of a reviewer below its own bar.
+const HELD_BACK: &str = "passed: 1 finding; 1 at or above high raised only by reviewers below the bar (--fail-on)";
+
+/// The verdict's line of a run that found nothing new while the high finding of an earlier run stands.
+const STILL_STANDS: &str =
+    "failed: 0 of 0 findings at or above high, and 1 of an earlier run that still stands (--fail-on)";
 
 // --- GitLab and Azure DevOps ------------------------------------------------
 //
@@ -426,4 +437,35 @@ async fn gitlab_the_record_is_read_within_the_call_budget() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn azure_the_record_is_read_within_the_call_budget() {
     the_record_is_read_within_the_call_budget_on(Kind::Azure).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_a_finding_whose_reviewer_is_below_its_own_bar_passes_and_the_status_says_why() {
+    let run = Run::on(Kind::Azure, &earned("min_findings = 3\nmin_precision = 0.5\n")).await;
+    let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
+    assert_eq!(code, 0, "{stderr}");
+    let status = azure_status(&run);
+    assert_eq!((&status["state"], &status["description"]), (&json!("succeeded"), &json!(HELD_BACK)), "{status}");
+}
+
+async fn a_push_that_leaves_the_flagged_file_alone_still_fails_on(kind: Kind) {
+    let run = Run::on(kind, &earned("min_findings = 2\nmin_precision = 0.5\n")).await;
+    assert_eq!(run.ci(&["--fail-on", "high"]).await.0, 3, "{kind:?}");
+    run.push("notes.md", "unrelated\n");
+    let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
+    assert_eq!(code, 3, "{kind:?}: the finding on the untouched file still stands\n{stderr}");
+    if kind == Kind::Azure {
+        let status = azure_status(&run);
+        assert_eq!((&status["state"], &status["description"]), (&json!("failed"), &json!(STILL_STANDS)), "{status}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gitlab_a_push_that_leaves_the_flagged_file_alone_does_not_turn_earned_blocking_green() {
+    a_push_that_leaves_the_flagged_file_alone_still_fails_on(Kind::GitLab).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_a_push_that_leaves_the_flagged_file_alone_does_not_turn_earned_blocking_green() {
+    a_push_that_leaves_the_flagged_file_alone_still_fails_on(Kind::Azure).await;
 }
