@@ -158,6 +158,13 @@ impl Run {
     }
 }
 
+/// The verdict's line of a run that passed with the high finding of a reviewer below its own bar.
+const HELD_BACK: &str = "passed: 1 finding; 1 at or above high raised only by reviewers below the bar (--fail-on)";
+
+/// The verdict's line of a run that found nothing new while the high finding of an earlier run stands.
+const STILL_STANDS: &str =
+    "failed: 0 of 0 findings at or above high, and 1 of an earlier run that still stands (--fail-on)";
+
 fn earned(extra: &str) -> String {
     format!("[ci]\nblocking = \"earned\"\nkeep_record_across_rules = true\n{extra}")
 }
@@ -256,13 +263,6 @@ async fn a_push_that_leaves_the_flagged_file_alone_does_not_turn_earned_blocking
     assert_eq!(last.conclusion.as_deref(), Some("failure"), "{last:#?}");
     assert_eq!(last.title, format!("gauntlet: {STILL_STANDS}"));
 }
-
-/// The verdict's line of a run that passed with the high finding of a reviewer below its own bar.
-const HELD_BACK: &str = "passed: 1 finding; 1 at or above high raised only by reviewers below the bar (--fail-on)";
-
-/// The verdict's line of a run that found nothing new while the high finding of an earlier run stands.
-const STILL_STANDS: &str =
-    "failed: 0 of 0 findings at or above high, and 1 of an earlier run that still stands (--fail-on)";
 
 // --- GitLab and Azure DevOps ------------------------------------------------
 //
@@ -454,6 +454,9 @@ async fn a_push_that_leaves_the_flagged_file_alone_still_fails_on(kind: Kind) {
     run.push("notes.md", "unrelated\n");
     let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
     assert_eq!(code, 3, "{kind:?}: the finding on the untouched file still stands\n{stderr}");
+    // Nothing new is posted, so the head the host fake was started with (it does
+    // not follow the push) plays no part.
+    assert_eq!(run.host.inline().len(), 1, "{kind:?}");
     if kind == Kind::Azure {
         let status = azure_status(&run);
         assert_eq!((&status["state"], &status["description"]), (&json!("failed"), &json!(STILL_STANDS)), "{status}");
