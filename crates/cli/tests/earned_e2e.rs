@@ -1,6 +1,7 @@
 //! `gauntlet ci` with `[ci] blocking = "earned"`, end to end: the real binary,
-//! a fake model, the publisher's stateful GitHub fake standing in for the pull
-//! request under review, and the history fake `gauntlet stats` is tested on
+//! a fake model, the publisher's stateful fake of the code host (GitHub, GitLab
+//! or Azure DevOps) standing in for the pull request under review, and the
+//! history fake `gauntlet stats` is tested on, answering on the same server,
 //! standing in for the repository's closed pull requests.
 //!
 //! The history holds the hostile data of `stats`' tests: a comment the
@@ -15,7 +16,7 @@ mod support;
 #[path = "../../publish/tests/fakes/mod.rs"]
 mod fakes;
 
-use fakes::repo::{Kind, Repo, scenario, serve_github_history};
+use fakes::repo::{Kind, Repo, scenario, serve_history};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use support::{Fake, Wire, finder, gauntlet_env, git, repo, verdict};
@@ -31,10 +32,14 @@ fn scripts() -> Vec<support::Script> {
     vec![finder("correctness", json!([finding])), verdict("validate", REAL, &[survives])]
 }
 
-/// A GitHub Actions pull request from `feature` into `main`, with `toml` as its
-/// gauntlet.toml, and the fakes it talks to.
+/// A pull request from `feature` into `main` in `kind`'s pipeline, with `toml`
+/// as its gauntlet.toml, and the fakes it talks to: the host's stateful fake for
+/// the pull request (GitHub's 1, GitLab's 3, Azure DevOps' 5) answering on the
+/// same server as the history's closed pull requests.
 struct Run {
+    kind: Kind,
     dir: tempfile::TempDir,
+    /// GitHub's event payload.
     event: tempfile::NamedTempFile,
     summary: tempfile::NamedTempFile,
     host: fakes::Fake,
@@ -43,38 +48,81 @@ struct Run {
 
 impl Run {
     async fn new(toml: &str) -> Run {
+        Run::on(Kind::GitHub, toml).await
+    }
+
+    async fn on(kind: Kind, toml: &str) -> Run {
+        Run::with(kind, toml, |_| {}).await
+    }
+
+    /// [`Run::on`], with the closed pull requests changed by `edit` first.
+    async fn with(kind: Kind, toml: &str, edit: impl FnOnce(&mut Repo)) -> Run {
         let dir = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
         support::commit_on_main(dir.path(), &[("gauntlet.toml", toml)]);
+        // Azure Pipelines names the target branch: the clone has it as fetched.
+        git(dir.path(), &["update-ref", "refs/remotes/origin/main", "main"]);
         let event = tempfile::NamedTempFile::new().unwrap();
         let summary = tempfile::NamedTempFile::new().unwrap();
-        let base = git(dir.path(), &["rev-parse", "main"]);
         let head = git(dir.path(), &["rev-parse", "HEAD"]);
-        let e = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head.trim()}, "draft": false, "state": "open", "user": {"login": "alice"}}});
-        std::fs::write(event.path(), e.to_string()).unwrap();
-        let mut closed = scenario(Kind::GitHub);
+        let mut closed = scenario(kind);
         for pull in &mut closed.pulls {
+            // Clear of the number of the pull request under review.
+            pull.number += 100;
             for thread in &mut pull.threads {
                 thread.body = thread.body.replace("`logic`", "`correctness`");
             }
         }
-        let host = fakes::github::start().await;
+        edit(&mut closed);
+        let host = match kind {
+            Kind::GitHub => fakes::github::start().await,
+            Kind::GitLab => fakes::gitlab::start(head.trim()).await,
+            Kind::Azure => fakes::azure::start(head.trim()).await,
+        };
+        // What the pull request changes, as the Azure DevOps fake lists it per iteration.
+        host.state().changed = vec!["src/auth.py".into()];
         let history = Arc::new(Mutex::new(closed));
-        serve_github_history(&history, &host.server).await;
-        Run { dir, event, summary, host, history }
+        serve_history(kind, &history, &host.server).await;
+        let run = Run { kind, dir, event, summary, host, history };
+        run.write_event();
+        run
     }
 
     async fn ci(&self, args: &[&str]) -> (i32, String, String) {
         let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
         let uri = self.host.server.uri();
-        let env = vec![
-            ("GITHUB_ACTIONS", "true"),
-            ("GITHUB_EVENT_NAME", "pull_request"),
-            ("GITHUB_EVENT_PATH", self.event.path().to_str().unwrap()),
-            ("GITHUB_REPOSITORY", "o/r"),
-            ("GITHUB_API_URL", uri.as_str()),
-            ("GITHUB_TOKEN", "ghs_faketoken123"),
-            ("GITHUB_STEP_SUMMARY", self.summary.path().to_str().unwrap()),
-        ];
+        let base = git(self.dir.path(), &["rev-parse", "main"]).trim().to_string();
+        let head = git(self.dir.path(), &["rev-parse", "HEAD"]).trim().to_string();
+        let env: Vec<(&str, String)> = match self.kind {
+            Kind::GitHub => vec![
+                ("GITHUB_ACTIONS", "true".into()),
+                ("GITHUB_EVENT_NAME", "pull_request".into()),
+                ("GITHUB_EVENT_PATH", self.event.path().to_str().unwrap().into()),
+                ("GITHUB_REPOSITORY", "o/r".into()),
+                ("GITHUB_API_URL", uri),
+                ("GITHUB_TOKEN", "ghs_faketoken123".into()),
+                ("GITHUB_STEP_SUMMARY", self.summary.path().to_str().unwrap().into()),
+            ],
+            Kind::GitLab => vec![
+                ("GITLAB_CI", "true".into()),
+                ("CI_MERGE_REQUEST_IID", "3".into()),
+                ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base),
+                ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", head),
+                ("GAUNTLET_GITLAB_TOKEN", "glpat-fake".into()),
+                ("CI_API_V4_URL", format!("{uri}/api/v4")),
+                ("CI_PROJECT_ID", "7".into()),
+            ],
+            Kind::Azure => vec![
+                ("TF_BUILD", "True".into()),
+                ("SYSTEM_PULLREQUEST_PULLREQUESTID", "5".into()),
+                ("SYSTEM_PULLREQUEST_SOURCECOMMITID", head),
+                ("SYSTEM_PULLREQUEST_TARGETBRANCH", "refs/heads/main".into()),
+                ("SYSTEM_ACCESSTOKEN", "azure-fake-token".into()),
+                ("SYSTEM_COLLECTIONURI", format!("{uri}/org/")),
+                ("SYSTEM_TEAMPROJECT", "My Project".into()),
+                ("BUILD_REPOSITORY_ID", "repo-id".into()),
+            ],
+        };
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let mut all = vec!["ci"];
         all.extend_from_slice(args);
         gauntlet_env(self.dir.path(), Wire::Anthropic, &model, &all, &env).await
@@ -89,6 +137,10 @@ impl Run {
         std::fs::write(self.dir.path().join(path), text).unwrap();
         git(self.dir.path(), &["add", "-A"]);
         git(self.dir.path(), &["commit", "-qm", "another push"]);
+        self.write_event();
+    }
+
+    fn write_event(&self) {
         let base = git(self.dir.path(), &["rev-parse", "main"]);
         let head = git(self.dir.path(), &["rev-parse", "HEAD"]);
         let e = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head.trim()}, "draft": false, "state": "open", "user": {"login": "alice"}}});
@@ -99,6 +151,13 @@ impl Run {
         self.history.lock().unwrap().requests
     }
 }
+
+/// The verdict's line of a run that passed with the high finding of a reviewer below its own bar.
+const HELD_BACK: &str = "passed: 1 finding; 1 at or above high raised only by reviewers below the bar (--fail-on)";
+
+/// The verdict's line of a run that found nothing new while the high finding of an earlier run stands.
+const STILL_STANDS: &str =
+    "failed: 0 of 0 findings at or above high, and 1 of an earlier run that still stands (--fail-on)";
 
 fn earned(extra: &str) -> String {
     format!("[ci]\nblocking = \"earned\"\nkeep_record_across_rules = true\n{extra}")
@@ -153,6 +212,9 @@ async fn a_finding_whose_reviewer_is_below_its_own_bar_does_not_fail() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("raised only by reviewers below the bar"), "{stderr}");
     assert!(run.overview().contains("on their own findings: security"), "{}", run.overview());
+    let last = run.host.state().check_runs.last().cloned().expect("a check run");
+    assert_eq!(last.conclusion.as_deref(), Some("success"), "{last:#?}");
+    assert_eq!(last.title, format!("gauntlet: {HELD_BACK}"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -197,6 +259,216 @@ async fn a_push_that_leaves_the_flagged_file_alone_does_not_turn_earned_blocking
     assert_eq!(code, 3, "the finding on the untouched file still stands\n{stderr}");
     let last = run.host.state().check_runs.last().cloned().expect("a check run");
     assert_eq!(last.conclusion.as_deref(), Some("failure"), "{last:#?}");
+    assert_eq!(last.title, format!("gauntlet: {STILL_STANDS}"));
+}
+
+// --- GitLab and Azure DevOps ------------------------------------------------
+//
+// The same record on the other two hosts: GitLab's scenario holds the same
+// hostile data as GitHub's (its edit history names the author of the edit);
+// Azure DevOps' lets only a comment's author edit it, so its scenario has no
+// edited comment (G) and a reader's `/gauntlet dismiss` instead of a
+// thumbs-down (H). Either way G and H count for nothing, and the hand figure
+// stays 2 fixed (A, I) and 2 dismissed (C, F): 0.50 over 4; `correctness` 1 and
+// 1 (A, F), `security` 2 and 1 (A, I, C).
+
+/// The reason line of a run below the bar `min_findings = 2`, `min_precision = 0.9`.
+const BELOW: &str = "advisory: precision 0.50 over the last 4 decided findings; blocking needs 0.90";
+
+/// The reason line of a run above the bar `min_findings = 2`, `min_precision = 0.5`.
+const ABOVE: &str = "blocking: precision 0.50 over the last 4 decided findings (bar 0.50, at least 2); reviewers that met the bar on their own findings: correctness, security";
+
+/// What the pull request's author did in the history, taken out: the comment the
+/// author opened (E), the author's own dismissal (D) and edit (G), and the
+/// reader's thumbs-down or command (H).
+fn without_the_authors_doings(closed: &mut Repo) {
+    for pull in &mut closed.pulls {
+        pull.threads.retain(|t| !["src/d.rs", "src/e.rs", "src/g.rs", "src/h.rs"].contains(&t.path.as_str()));
+    }
+}
+
+/// The last Azure DevOps pull request status the run posted.
+fn azure_status(run: &Run) -> serde_json::Value {
+    run.host.state().statuses.last().cloned().expect("a pull request status")
+}
+
+/// The Code Quality report at `path`, as JSON.
+fn report(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+async fn below_the_bar_on(kind: Kind) {
+    let config = earned("min_findings = 2\nmin_precision = 0.9\n");
+    let run = Run::on(kind, &config).await;
+    let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
+    assert_eq!(code, 0, "{kind:?}: advisory below the bar\n{stderr}");
+    assert_eq!(run.host.inline().len(), 1, "{kind:?}: the finding is still posted");
+    let overview = run.overview();
+    assert!(overview.contains(BELOW), "{kind:?}: {overview}");
+    assert!(stderr.contains(BELOW), "{kind:?}: {stderr}");
+    // The figure comes from reading every closed pull request's comments, the
+    // hostile ones included, not from reading less.
+    let log = run.history.lock().unwrap().log.clone();
+    let threads = if kind == Kind::GitLab { "discussions" } else { "threads" };
+    for number in [101, 102, 103] {
+        assert!(log.iter().any(|l| l.contains(&format!("/{number}/{threads}"))), "{kind:?}: {log:#?}");
+    }
+    if kind == Kind::Azure {
+        let status = azure_status(&run);
+        assert_eq!(status["state"], "notApplicable", "{status}");
+    }
+    assert!(run.host.errors().is_empty(), "{kind:?}: {:?}", run.host.errors());
+
+    // Without what the author (and a reader) did, the figure is the same.
+    let clean = Run::with(kind, &config, without_the_authors_doings).await;
+    let (code, _, stderr) = clean.ci(&["--fail-on", "high"]).await;
+    assert_eq!(code, 0, "{kind:?}: {stderr}");
+    assert!(clean.overview().contains(BELOW), "{kind:?}: {}", clean.overview());
+}
+
+async fn above_the_bar_on(kind: Kind) {
+    let run = Run::on(kind, &earned("min_findings = 2\nmin_precision = 0.5\n")).await;
+    let path = run.dir.path().join("gl-code-quality-report.json");
+    let (code, _, stderr) = run.ci(&["--fail-on", "high", "--codequality", path.to_str().unwrap()]).await;
+    assert_eq!(code, 3, "{kind:?}: {stderr}");
+    let overview = run.overview();
+    assert!(overview.contains(ABOVE), "{kind:?}: {overview}");
+    match kind {
+        Kind::Azure => {
+            let status = azure_status(&run);
+            assert_eq!(status["state"], "failed", "{status}");
+            assert_eq!(
+                (&status["context"]["name"], &status["context"]["genre"]),
+                (&json!("gauntlet"), &json!("gauntlet"))
+            );
+        }
+        _ => {
+            let entries = report(&path);
+            assert_eq!(entries.as_array().map(Vec::len), Some(1), "{kind:?}: {entries}");
+            assert_eq!(entries[0]["severity"], "critical");
+            assert_eq!(entries[0]["description"], REAL);
+            let at = &entries[0]["location"];
+            assert_eq!((at["path"].as_str(), at["lines"]["begin"].as_u64()), (Some("src/auth.py"), Some(4)));
+        }
+    }
+    assert!(run.host.errors().is_empty(), "{kind:?}: {:?}", run.host.errors());
+}
+
+async fn a_dismissed_high_finding_does_not_fail_on(kind: Kind) {
+    let run = Run::on(kind, &earned("min_findings = 2\nmin_precision = 0.5\n")).await;
+    let path = run.dir.path().join("gl-code-quality-report.json");
+    let args = ["--fail-on", "high", "--force", "--codequality", path.to_str().unwrap()];
+    assert_eq!(run.ci(&args[..2]).await.0, 3, "{kind:?}");
+    let thread = run.host.inline()[0].id;
+    run.host.reply_as(thread, fakes::AUTHOR, "/gauntlet dismiss works as intended");
+    let (code, _, stderr) = run.ci(&args).await;
+    assert_eq!(code, 3, "{kind:?}: the author's own dismissal does not count\n{stderr}");
+    // A person with write access dismisses it the host's way: GitLab resolves the
+    // discussion, Azure DevOps sets the thread to "won't fix".
+    run.host.dismiss(thread);
+    let (code, _, stderr) = run.ci(&args).await;
+    assert_eq!(code, 0, "{kind:?}: {stderr}");
+    assert!(stderr.contains("1 finding(s) at or above `high` were dismissed"), "{kind:?}: {stderr}");
+    assert!(run.overview().contains(ABOVE), "{kind:?}: blocking applied: {}", run.overview());
+    match kind {
+        Kind::Azure => {
+            let status = azure_status(&run);
+            assert_eq!(status["state"], "succeeded", "{status}");
+        }
+        _ => assert_eq!(report(&path), json!([]), "{kind:?}: nor is it in the Code Quality report"),
+    }
+    assert!(run.host.errors().is_empty(), "{kind:?}: {:?}", run.host.errors());
+}
+
+async fn the_record_is_read_within_the_call_budget_on(kind: Kind) {
+    let config = format!(
+        "{}\n[reviewers]\ndisable = [\"prior-feedback\"]\n",
+        earned("min_findings = 2\nmin_precision = 0.5\nstats_calls = 3\n")
+    );
+    let run = Run::on(kind, &config).await;
+    let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
+    let log = run.history.lock().unwrap().log.clone();
+    // Before the record is read, the pull request's own client asks the same
+    // route who its token belongs to, once; everything after is the record's.
+    let whoami = if kind == Kind::GitLab { "/api/v4/user?" } else { "/_apis/connectionData?" };
+    assert!(log[0].contains(whoami), "{kind:?}: {log:#?}");
+    assert!(log.len() - 1 <= 3, "{kind:?}: {log:#?}");
+    assert!(stderr.contains("partial: "), "{kind:?}: the read says it was cut: {stderr}");
+    assert_eq!(code, 0, "{kind:?}: too little read to clear the bar\n{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gitlab_below_the_bar_it_posts_exits_0_and_says_why_and_the_authors_doings_do_not_count() {
+    below_the_bar_on(Kind::GitLab).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_below_the_bar_it_posts_exits_0_and_says_why_and_the_authors_doings_do_not_count() {
+    below_the_bar_on(Kind::Azure).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gitlab_above_the_bar_a_high_finding_fails_and_is_in_the_code_quality_report() {
+    above_the_bar_on(Kind::GitLab).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_above_the_bar_a_high_finding_fails_and_so_does_the_pull_request_status() {
+    above_the_bar_on(Kind::Azure).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gitlab_a_dismissed_high_finding_never_fails_the_job() {
+    a_dismissed_high_finding_does_not_fail_on(Kind::GitLab).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_a_dismissed_high_finding_never_fails_the_job() {
+    a_dismissed_high_finding_does_not_fail_on(Kind::Azure).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gitlab_the_record_is_read_within_the_call_budget() {
+    the_record_is_read_within_the_call_budget_on(Kind::GitLab).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_the_record_is_read_within_the_call_budget() {
+    the_record_is_read_within_the_call_budget_on(Kind::Azure).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_a_finding_whose_reviewer_is_below_its_own_bar_passes_and_the_status_says_why() {
+    let run = Run::on(Kind::Azure, &earned("min_findings = 3\nmin_precision = 0.5\n")).await;
+    let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
+    assert_eq!(code, 0, "{stderr}");
+    let status = azure_status(&run);
+    assert_eq!((&status["state"], &status["description"]), (&json!("succeeded"), &json!(HELD_BACK)), "{status}");
+}
+
+async fn a_push_that_leaves_the_flagged_file_alone_still_fails_on(kind: Kind) {
+    let run = Run::on(kind, &earned("min_findings = 2\nmin_precision = 0.5\n")).await;
+    assert_eq!(run.ci(&["--fail-on", "high"]).await.0, 3, "{kind:?}");
+    run.push("notes.md", "unrelated\n");
+    let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
+    assert_eq!(code, 3, "{kind:?}: the finding on the untouched file still stands\n{stderr}");
+    // Nothing new is posted, so the head the host fake was started with (it does
+    // not follow the push) plays no part.
+    assert_eq!(run.host.inline().len(), 1, "{kind:?}");
+    if kind == Kind::Azure {
+        let status = azure_status(&run);
+        assert_eq!((&status["state"], &status["description"]), (&json!("failed"), &json!(STILL_STANDS)), "{status}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gitlab_a_push_that_leaves_the_flagged_file_alone_does_not_turn_earned_blocking_green() {
+    a_push_that_leaves_the_flagged_file_alone_still_fails_on(Kind::GitLab).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_a_push_that_leaves_the_flagged_file_alone_does_not_turn_earned_blocking_green() {
+    a_push_that_leaves_the_flagged_file_alone_still_fails_on(Kind::Azure).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -57,6 +57,12 @@ pub struct Status<'a> {
     pub findings: Vec<&'a Published>,
     /// Published findings left out because a person dismissed them.
     pub dismissed: usize,
+    /// Of `findings` at or above `fail_on`, those that do not fail the run:
+    /// under earned blocking, raised only by reviewers below the bar.
+    pub held_back: usize,
+    /// Findings of earlier runs at or above `fail_on` that still stand on the
+    /// pull request: they fail the run as this run's own do.
+    pub standing: usize,
     /// Lines about the run a reader of the status should know (an incremental
     /// review, say). gauntlet's own words only, never model text.
     pub notes: Vec<String>,
@@ -65,20 +71,35 @@ pub struct Status<'a> {
 }
 
 impl Status<'_> {
-    /// Findings at or above the blocking severity.
+    /// Findings of this run that fail it: at or above the blocking severity, and
+    /// not held back.
     pub fn blocking(&self) -> usize {
         let Some(min) = self.fail_on else { return 0 };
-        self.findings.iter().filter(|p| p.severity.weight() >= min.weight()).count()
+        let at_least = self.findings.iter().filter(|p| p.severity.weight() >= min.weight()).count();
+        at_least.saturating_sub(self.held_back)
     }
 
     /// One line: the verdict and why ("advisory: 3 findings, not blocking without --fail-on").
+    /// It never contradicts the verdict: a run failed only by findings of earlier
+    /// runs says so, and one that passed with findings held back counts them.
     pub fn headline(&self) -> String {
         let n = self.findings.len();
         let findings = if n == 1 { "1 finding".to_string() } else { format!("{n} findings") };
         match (self.verdict, self.fail_on) {
             (Verdict::Failed, Some(min)) => {
-                format!("failed: {} of {findings} at or above {} (--fail-on)", self.blocking(), min.as_str())
+                let min = min.as_str();
+                let earlier = match self.standing {
+                    0 => String::new(),
+                    1 => ", and 1 of an earlier run that still stands".to_string(),
+                    s => format!(", and {s} of earlier runs that still stand"),
+                };
+                format!("failed: {} of {findings} at or above {min}{earlier} (--fail-on)", self.blocking())
             }
+            (Verdict::Passed, Some(min)) if self.held_back > 0 => format!(
+                "passed: {findings}; {} at or above {} raised only by reviewers below the bar (--fail-on)",
+                self.held_back,
+                min.as_str()
+            ),
             (Verdict::Passed, Some(min)) => {
                 format!("passed: {findings}, none at or above {} (--fail-on)", min.as_str())
             }

@@ -100,6 +100,8 @@ fn status(published: &[gauntlet_review::review::Published]) -> Status<'_> {
         fail_on: Some(Severity::High),
         findings: published.iter().collect(),
         dismissed: 1,
+        held_back: 0,
+        standing: 0,
         notes: vec!["Incremental review.".into()],
         details_url: Some("https://github.com/o/r/actions/runs/1".into()),
     }

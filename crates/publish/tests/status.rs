@@ -28,6 +28,8 @@ fn status(published: &[Published], verdict: Verdict) -> Status<'_> {
         fail_on: (verdict != Verdict::Advisory).then_some(Severity::High),
         findings: published.iter().collect(),
         dismissed: 0,
+        held_back: 0,
+        standing: 0,
         notes: vec![],
         details_url: Some("https://github.example/o/r/actions/runs/7".into()),
     }
@@ -112,6 +114,30 @@ async fn without_checks_write_the_check_run_is_refused_as_a_denial() {
     let err = fake.host().report_status(HEAD, &status(&published, Verdict::Advisory)).await.unwrap_err();
     assert!(err.is_denied(), "{err}");
     assert!(fake.state().check_runs.is_empty());
+}
+
+#[test]
+fn the_headline_agrees_with_the_verdict_when_earlier_or_held_back_findings_decide_it() {
+    // Failed by a finding of an earlier run alone: this run found nothing.
+    let none: Vec<Published> = Vec::new();
+    let earlier = Status { standing: 1, ..status(&none, Verdict::Failed) };
+    assert_eq!(
+        earlier.headline(),
+        "failed: 0 of 0 findings at or above high, and 1 of an earlier run that still stands (--fail-on)"
+    );
+    // Findings of [High, Medium, Low, High]: one high raised only by a reviewer below the bar.
+    let published = findings(4);
+    let held = Status { held_back: 1, ..status(&published, Verdict::Failed) };
+    assert_eq!(held.blocking(), 1);
+    assert_eq!(held.headline(), "failed: 1 of 4 findings at or above high (--fail-on)");
+    let passed = Status { held_back: 2, ..status(&published, Verdict::Passed) };
+    assert_eq!(passed.blocking(), 0);
+    assert_eq!(
+        passed.headline(),
+        "passed: 4 findings; 2 at or above high raised only by reviewers below the bar (--fail-on)"
+    );
+    let low = findings(3).into_iter().skip(1).collect::<Vec<_>>();
+    assert_eq!(status(&low, Verdict::Passed).headline(), "passed: 2 findings, none at or above high (--fail-on)");
 }
 
 #[test]

@@ -108,7 +108,8 @@ impl Wire for AzureWire {
                 json!({"value": [{"id": 1, "sourceRefCommit": {"commitId": "0".repeat(40)}}, {"id": 2, "sourceRefCommit": {"commitId": self.head}}]}),
             ),
             ("GET", "/iterations/2/changes") => {
-                let entries: Vec<Value> = ["src/a.rs", "src/b.rs", "lib/c.py"]
+                let entries: Vec<Value> = s
+                    .changed
                     .iter()
                     .enumerate()
                     .map(|(i, p)| json!({"changeTrackingId": i + 1, "item": {"path": format!("/{p}")}}))

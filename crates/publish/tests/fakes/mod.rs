@@ -80,6 +80,8 @@ pub struct State {
     pub deny_checks: bool,
     /// Azure DevOps pull request statuses, each request body as posted.
     pub statuses: Vec<Value>,
+    /// Azure DevOps: the files the pull request's latest iteration changes.
+    pub changed: Vec<String>,
 }
 
 /// A GitHub check run as the fake keeps it.
@@ -118,6 +120,7 @@ impl Default for State {
             check_runs: Vec::new(),
             deny_checks: false,
             statuses: Vec::new(),
+            changed: ["src/a.rs", "src/b.rs", "lib/c.py"].map(String::from).to_vec(),
         }
     }
 }

@@ -177,32 +177,51 @@ impl FakeRepo {
     }
 }
 
-/// Answer, on another fake's `server`, the GitHub reads a history makes: the
-/// closed pull request listing, the history's thread query and collaborators'
-/// permissions, from `repo`; every other request stays that fake's. `repo`'s
-/// `requests` then counts exactly the history's requests.
-pub async fn serve_github_history(repo: &Arc<Mutex<Repo>>, server: &MockServer) {
+/// Answer, on another fake's `server` (the pull request under review's), the
+/// reads a `kind` history makes, from `repo`: the listing of pull requests, every
+/// read of one `repo` holds, and the identity and permission lookups (which also
+/// answer the run's own questions about its pull request). Every other request
+/// stays that fake's. `repo`'s pull requests must not share a number with the one
+/// under review; `repo`'s `requests` then counts the requests those routes got.
+pub async fn serve_history(kind: Kind, repo: &Arc<Mutex<Repo>>, server: &MockServer) {
     use wiremock::matchers::{body_string_contains, method, path, path_regex};
-    let answer = || Responder { kind: Kind::GitHub, repo: repo.clone() };
-    Mock::given(method("GET"))
-        .and(path("/repos/o/r/pulls"))
-        .respond_with(answer())
-        .with_priority(1)
-        .mount(server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/graphql"))
-        .and(body_string_contains("{author{login} reviewThreads(first:50"))
-        .respond_with(answer())
-        .with_priority(1)
-        .mount(server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path_regex("^/repos/o/r/collaborators/[^/]+/permission$"))
-        .respond_with(answer())
-        .with_priority(1)
-        .mount(server)
-        .await;
+    let routes = match kind {
+        Kind::GitHub => vec![
+            Mock::given(method("GET")).and(path("/repos/o/r/pulls")),
+            Mock::given(method("POST"))
+                .and(path("/graphql"))
+                .and(body_string_contains("{author{login} reviewThreads(first:50")),
+            Mock::given(method("GET")).and(path_regex("^/repos/o/r/collaborators/[^/]+/permission$")),
+        ],
+        Kind::GitLab => vec![
+            Mock::given(method("GET")).and(path("/api/v4/projects/7/merge_requests")),
+            Mock::given(held(repo, "/api/v4/projects/7/merge_requests")),
+            Mock::given(method("POST")).and(path("/api/graphql")),
+            Mock::given(method("GET")).and(path("/api/v4/projects/7")),
+            Mock::given(method("GET")).and(path("/api/v4/user")),
+            Mock::given(method("GET")).and(path_regex("^/api/v4/projects/7/members/all/[^/]+$")),
+        ],
+        Kind::Azure => vec![
+            Mock::given(method("GET")).and(path(format!("{REPO}/pullrequests"))),
+            Mock::given(method("POST")).and(path(format!("{REPO}/filediffs"))),
+            Mock::given(held(repo, &format!("{REPO}/pullRequests"))),
+            Mock::given(method("GET")).and(path("/org/_apis/connectionData")),
+            Mock::given(method("GET")).and(path("/org/_apis/identities")),
+        ],
+    };
+    for route in routes {
+        route.respond_with(Responder { kind, repo: repo.clone() }).with_priority(1).mount(server).await;
+    }
+}
+
+/// Requests for `{prefix}/{number}` or below it, where `repo` holds pull request `number`.
+fn held(repo: &Arc<Mutex<Repo>>, prefix: &str) -> impl Fn(&wiremock::Request) -> bool + Send + Sync + 'static {
+    let (repo, prefix) = (repo.clone(), format!("{prefix}/"));
+    move |request: &wiremock::Request| {
+        let Some(rest) = request.url.path().strip_prefix(&prefix) else { return false };
+        let number = rest.split('/').next().and_then(|n| n.parse::<u64>().ok());
+        number.is_some_and(|n| repo.lock().unwrap().pulls.iter().any(|p| p.number == n))
+    }
 }
 
 /// `page` (from 1) of `items`, and whether more follow.

@@ -45,7 +45,10 @@ pub fn build<'r>(
 ) -> Status<'r> {
     let findings = counted(review, dismissed);
     let mut notes = Vec::new();
-    let earlier = block.map_or(0, |min| standing.iter().filter(|s| s.severity.weight() >= min.weight()).count());
+    let at_least = |min: Severity, s: Severity| s.weight() >= min.weight();
+    let earlier = block.map_or(0, |min| standing.iter().filter(|s| at_least(min, s.severity)).count());
+    let held_back =
+        block.map_or(0, |min| findings.iter().filter(|p| at_least(min, p.severity) && !may_block(p)).count());
     if earlier > 0 {
         notes.push(format!(
             "{earlier} finding(s) of earlier runs at or above `{}` still stand on the pull request and fail this run.",
@@ -66,6 +69,8 @@ pub fn build<'r>(
         },
         fail_on: block,
         dismissed: review.published.len() - findings.len(),
+        held_back,
+        standing: earlier,
         findings,
         notes,
         details_url,
