@@ -39,9 +39,11 @@
 use crate::PublishError;
 use crate::dismissal::{self, Access, Form, Policy};
 use crate::host::{Person, Reply, Thread};
+use crate::marker::{FindingMarker, OverviewMarker};
 use crate::outcome::{self, Facts, PrState, Record};
 use async_trait::async_trait;
-use std::collections::BTreeMap;
+use gauntlet_review::contract::Severity;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A pull request as a listing shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,12 +70,25 @@ pub struct Comment {
     pub edited: Option<String>,
 }
 
+/// The pipeline's overview comment, found by its marker under the pipeline's
+/// identity, with the same edit check as a finding comment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverviewComment {
+    pub body: String,
+    /// As [`Comment::edited`]: set, the overview's held and gone findings are
+    /// left out of every figure.
+    pub edited: Option<String>,
+}
+
 /// A pull request's pipeline comments, its author, and the comments by others
 /// outside the pipeline's threads (where a `/gauntlet dismiss <finding id>` can be).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PullRecord {
     pub author: Option<Person>,
     pub comments: Vec<Comment>,
+    /// The pipeline's overview, when there is one: what it holds and what it
+    /// remembers as gone are findings without a thread of their own.
+    pub overview: Option<OverviewComment>,
     /// Comments by others outside the pipeline's threads, as `ci` reads them
     /// ([`crate::host::Existing::general`]).
     pub general: Vec<Reply>,
@@ -92,7 +107,7 @@ pub trait History: Send + Sync {
     /// in the host's order; and whether another page may follow.
     async fn pulls(&self, page: u32) -> Result<(Vec<Pull>, bool), PublishError>;
 
-    /// The pipeline's finding comments on `pull` (all pages).
+    /// The pipeline's finding comments and overview on `pull` (all pages).
     async fn record(&self, pull: &Pull) -> Result<PullRecord, PublishError>;
 
     /// As [`crate::CodeHost::may_write`].
@@ -122,9 +137,10 @@ pub struct Read {
     /// Pull requests whose comments were read, newest close first: (number, closed_at).
     pub pulls: Vec<(u64, String)>,
     /// Pipeline comments left out because someone else edited them (or the host's
-    /// edit record was incomplete).
+    /// edit record was incomplete); an overview counts once.
     pub edited: usize,
-    /// Pipeline comments with a finding marker whose header could not be read.
+    /// Pipeline comments with a finding marker whose header could not be read,
+    /// and findings an overview holds in an entry too old to name its reviewers.
     pub unreadable: usize,
     /// Why the read covers less than was asked, when it does.
     pub partial: Option<String>,
@@ -132,6 +148,9 @@ pub struct Read {
     pub not_counted: Vec<String>,
     /// Findings whose dismissal counts, with what they said and the reason given:
     /// what later reviews and `gauntlet rules draft --from-stats` learn from.
+    /// Only findings with a comment of their own: an overview's marker does not
+    /// keep the claim, so a dismissed overview finding is counted in the figures
+    /// but not listed here.
     pub dismissed: Vec<Dismissed>,
 }
 
@@ -250,6 +269,11 @@ async fn records_of(
     access: &mut BTreeMap<String, Access>,
     out: &mut Read,
 ) {
+    // A finding with a comment of its own is counted from it, never also from
+    // the overview (which may have held it before it got one).
+    let threaded: BTreeSet<String> =
+        record.comments.iter().filter_map(|c| FindingMarker::parse(&c.thread.body)).map(|m| m.id).collect();
+    let shown = overview_findings(record.overview.as_ref(), &threaded, out);
     let mut kept = Vec::new();
     for comment in record.comments {
         if comment.edited.is_some() {
@@ -272,7 +296,10 @@ async fn records_of(
     let general: Vec<Reply> = record
         .general
         .into_iter()
-        .filter(|r| dismissal::by_finding(r).is_some_and(|f| kept.iter().any(|(_, p)| p.id == f.id)))
+        .filter(|r| {
+            dismissal::by_finding(r)
+                .is_some_and(|f| kept.iter().any(|(_, p)| p.id == f.id) || shown.iter().any(|s| s.id == f.id))
+        })
         .collect();
     let mut people = dismissal::to_check(&threads, author);
     people.extend(dismissal::general_to_check(&general, author));
@@ -297,7 +324,7 @@ async fn records_of(
         ));
     }
     for (f, why) in &dismissals.findings_ignored {
-        let path = kept.iter().find(|(_, p)| p.id == f.id).map_or("", |(c, _)| c.thread.path.as_str());
+        let path = kept.iter().find(|(_, p)| p.id == f.id).map_or("the overview", |(c, _)| c.thread.path.as_str());
         out.not_counted.push(format!(
             "#{} {path}: {} commented `/gauntlet {} {}`, not counted: {why}",
             pull.number,
@@ -339,6 +366,66 @@ async fn records_of(
             era: posted.era,
         });
     }
+    for finding in shown {
+        let gone = finding.gone;
+        let facts = Facts {
+            dismissed: dismissals.is_finding_dismissed(&finding.id),
+            resolved_by_pipeline: gone.is_some(),
+            lines_changed: gone == Some(true),
+            pr_open: pull.state == PrState::Open,
+        };
+        out.records.push(Record {
+            pr: pull.number,
+            finding: finding.id,
+            severity: finding.severity.as_str().to_string(),
+            reviewers: finding.reviewers,
+            closed_at: pull.closed_at.clone(),
+            outcome: outcome::decide(facts),
+            era: finding.era,
+        });
+    }
+}
+
+/// A finding only the overview shows, as its marker records it.
+struct Shown {
+    id: String,
+    severity: Severity,
+    reviewers: Vec<String>,
+    /// `None` while held; once gone, whether the flagged line changed (fixed).
+    gone: Option<bool>,
+    era: Option<String>,
+}
+
+/// The findings `overview` holds or remembers as gone, less those in
+/// `threaded`; an edited overview counts in `out.edited` and gives none, and a
+/// held entry too old to name its reviewers counts in `out.unreadable`.
+fn overview_findings(overview: Option<&OverviewComment>, threaded: &BTreeSet<String>, out: &mut Read) -> Vec<Shown> {
+    let Some(overview) = overview else { return Vec::new() };
+    if overview.edited.is_some() {
+        out.edited += 1;
+        return Vec::new();
+    }
+    let Some(marker) = OverviewMarker::parse(&overview.body) else { return Vec::new() };
+    let mut seen = threaded.clone();
+    let mut shown = Vec::new();
+    for h in marker.held.unwrap_or_default() {
+        if !seen.insert(h.id.clone()) {
+            continue;
+        }
+        if h.reviewers.is_empty() {
+            out.unreadable += 1;
+            continue;
+        }
+        let era = marker.era.clone();
+        shown.push(Shown { id: h.id, severity: h.severity, reviewers: h.reviewers, gone: None, era });
+    }
+    for g in marker.gone {
+        if seen.insert(g.id.clone()) {
+            let era = marker.era.clone();
+            shown.push(Shown { id: g.id, severity: g.severity, reviewers: g.reviewers, gone: Some(g.fixed), era });
+        }
+    }
+    shown
 }
 
 /// Whether a diff block over old lines `start..start+count` (count 0: an
