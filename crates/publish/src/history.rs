@@ -11,6 +11,15 @@
 //! the one definition `ci` uses, with each person's write access asked once per
 //! read. Nothing is stored: the next read rebuilds it all.
 //!
+//! Findings only the overview showed enter the record from the pipeline's
+//! overview comment ([`PullRecord::overview`]): found by its marker under the
+//! pipeline's identity, and left out whole when anyone else edited it (the same
+//! edit checks as a finding comment). Its held findings are open or ignored,
+//! its gone ones fixed or withdrawn as the marker says; a `/gauntlet dismiss
+//! <finding id>` dismisses either. An id that also has a finding comment counts
+//! once, from the comment. A held entry from an older marker names no
+//! reviewers and counts as unreadable.
+//!
 //! What each host's implementation reads:
 //! - GitHub: pull requests from REST `GET /pulls?state=closed&sort=updated`
 //!   (`merged_at`, `closed_at`, `updated_at`); threads from GraphQL
@@ -18,7 +27,9 @@
 //!   `author`, `editor`, `userContentEdits` and thumbs-down reactions) and the
 //!   pull request's own `comments` (paged). Lines changed: the thread
 //!   `isOutdated`. Edits: every `userContentEdits` editor and the `editor` must
-//!   be the pipeline, and the edit list must be complete.
+//!   be the pipeline, and the edit list must be complete; the overview is the
+//!   first of the pull request's comments the pipeline wrote with an overview
+//!   marker, under the same edit check.
 //! - GitLab: merge requests from `GET /merge_requests?state=all&order_by=updated_at`
 //!   (`state`, `merged_at`, `closed_at`); discussions from REST (notes, `resolved`,
 //!   `resolved_by`, `thumbsdown` awards; others' discussions for commands by id).
@@ -27,14 +38,16 @@
 //!   notes cannot be written through the API.
 //!   Edits: GraphQL `Note.lastEditedBy` must be empty or the pipeline. GitLab keeps
 //!   only the last editor, so a maintainer's edit later overwritten by the pipeline
-//!   is not seen.
+//!   is not seen. The overview is the first discussion the pipeline opened with
+//!   an overview marker, under the same edit check.
 //! - Azure DevOps: pull requests from `GET /pullrequests?searchCriteria.status=all`
 //!   (`status`, `closedDate`); threads (status, system comments for who changed
 //!   it; others' threads for commands by id); lines changed: the Git FileDiffs
 //!   API between the commit of the iteration the comment was placed on and the
 //!   pull request's last iteration, over the comment's lines. Edits: Azure DevOps lets only a comment's author
 //!   edit it, so the pipeline's comment holds only the pipeline's text; no edit
-//!   history is read.
+//!   history is read. The overview is the first thread the pipeline opened with
+//!   an overview marker.
 
 use crate::PublishError;
 use crate::dismissal::{self, Access, Form, Policy};

@@ -203,7 +203,7 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
     let (gone, cut) = gone(existing, &request, &held);
     if cut > 0 {
         request.notes.push(format!(
-            "This overview remembers at most {MAX_GONE} findings a later run no longer found; the {cut} oldest were dropped, so `gauntlet stats` no longer counts them."
+            "This overview remembers at most {MAX_GONE} findings a later run no longer found; the {cut} oldest were dropped, so gauntlet stats no longer counts them."
         ));
     }
     request.marker.held = Some(held);

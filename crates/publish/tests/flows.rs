@@ -607,6 +607,8 @@ async fn a_finding_only_the_overview_holds_is_dismissed_by_id(fake: Fake) {
     assert_eq!((summary.dismissed, summary.in_overview), (1, 0), "{summary:?}");
     let text = overview(&fake);
     assert!(!text.contains("except: pass"), "no longer listed: {text}");
+    let gone = OverviewMarker::parse(&text).unwrap().gone;
+    assert!(gone.iter().any(|g| g.id == id), "still in the record, where the dismissal counts: {text}");
     assert!(text.contains(&format!("finding `{id}` (a pull request comment): **alice** replied `/gauntlet false-positive`: the handler is internal")), "{text}");
     assert!(text.contains("mallory replied `/gauntlet dismiss`, not counted"), "{text}");
     let left = ids(&standing_now(&fake).await.unwrap());
@@ -640,6 +642,38 @@ async fn a_held_finding_a_later_run_drops_is_remembered_as_fixed_or_withdrawn(fa
     let marker = OverviewMarker::parse(&overview(&fake)).unwrap();
     assert_eq!(marker.held.unwrap().iter().map(|h| h.id.as_str()).collect::<Vec<_>>(), [b]);
     assert_eq!(marker.gone.iter().map(|g| (g.id.as_str(), g.fixed)).collect::<Vec<_>>(), [(c, true)]);
+}
+
+/// The gone list is bounded: a run that adds one to a full list drops the
+/// oldest entry, and the overview says the record lost it.
+#[tokio::test]
+async fn github_the_gone_list_keeps_the_newest_200_and_says_so() {
+    use gauntlet_publish::marker::{Gone, Held, path_tag};
+    let fake = fakes::github::start().await;
+    let gone =
+        |i: usize| Gone { id: format!("g{i}"), severity: Severity::Low, fixed: false, reviewers: vec!["x".into()] };
+    let held = Held {
+        id: "h1".into(),
+        severity: Severity::High,
+        path: path_tag("src/a.rs"),
+        line: Some(10),
+        reviewers: vec!["correctness".into()],
+    };
+    let marker = OverviewMarker {
+        head: HEAD.into(),
+        rules: "r".into(),
+        config: "c".into(),
+        held: Some(vec![held]),
+        era: None,
+        gone: (0..200).map(gone).collect(),
+    };
+    fake.state().add(None, None, fakes::PIPELINE, &format!("{}overview", marker.render()));
+    publish_after(&fake, vec![], "").await;
+    let text = overview(&fake);
+    let after = OverviewMarker::parse(&text).unwrap();
+    assert_eq!(after.gone.len(), 200);
+    assert_eq!((after.gone[0].id.as_str(), after.gone[199].id.as_str()), ("g1", "h1"), "the oldest went");
+    assert!(text.contains("the 1 oldest were dropped, so gauntlet stats no longer counts them"), "{text}");
 }
 
 #[tokio::test]

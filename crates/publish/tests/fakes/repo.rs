@@ -6,7 +6,7 @@
 use super::{AUTHOR, PERSON, PIPELINE, READER, json, not_found};
 use gauntlet_publish::body;
 use gauntlet_publish::history::History;
-use gauntlet_publish::marker::{Gone, Held, OverviewMarker, path_tag};
+pub use gauntlet_publish::marker::{Gone, Held, OverviewMarker, path_tag};
 use gauntlet_review::contract::{Lens, Severity};
 use gauntlet_review::review::Published;
 use serde_json::{Value, json};
