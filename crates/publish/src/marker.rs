@@ -67,24 +67,29 @@ pub fn path_tag(path: &str) -> String {
 }
 
 impl Held {
-    /// `sev.id.path`, and `.line.reviewers` when the line is known.
+    /// `sev.id.path`: all an older gauntlet reads of a held finding.
     fn render(&self) -> String {
-        let mut out = format!("{}.{}.{}", sev_char(self.severity), token(&self.id), token(&self.path));
-        if let Some(line) = self.line {
-            out.push_str(&format!(".{line}.{}", names(&self.reviewers)));
-        }
-        out
+        format!("{}.{}.{}", sev_char(self.severity), token(&self.id), token(&self.path))
+    }
+
+    /// `id.line.reviewers`, for the `held_at` field; `None` without a line.
+    fn render_at(&self) -> Option<String> {
+        Some(format!("{}.{}.{}", token(&self.id), self.line?, names(&self.reviewers)))
     }
 
     fn parse(text: &str) -> Option<Held> {
-        let parts: Vec<&str> = text.split('.').collect();
-        let (severity, id, path) = (sev_of(parts.first()?)?, parts.get(1)?.to_string(), parts.get(2)?.to_string());
-        let (line, reviewers) = match parts[3..] {
-            [] => (None, Vec::new()),
-            [line, reviewers] => (Some(line.parse().ok()?), unnames(reviewers)?),
-            _ => return None,
-        };
-        (!id.is_empty()).then_some(Held { id, severity, path, line, reviewers })
+        let mut parts = text.split('.');
+        let severity = sev_of(parts.next()?)?;
+        let (id, path) = (parts.next()?.to_string(), parts.next()?.to_string());
+        let (line, reviewers) = (None, Vec::new());
+        (parts.next().is_none() && !id.is_empty()).then_some(Held { id, severity, path, line, reviewers })
+    }
+
+    /// The id, line and reviewers of a `held_at` entry.
+    fn parse_at(text: &str) -> Option<(&str, u32, Vec<String>)> {
+        let [id, line, reviewers] = text.split('.').collect::<Vec<_>>()[..] else { return None };
+        let reviewers = unnames(reviewers)?;
+        (!reviewers.is_empty()).then_some((id, line.parse().ok()?, reviewers))
     }
 }
 
@@ -207,15 +212,20 @@ const FINDING: &str = "gauntlet:finding";
 
 impl OverviewMarker {
     /// The first line of an overview body, blank line included.
-    /// The held findings go last, as `held=-` when there are none, then the
-    /// gone ones when there are any, so an older gauntlet reading this marker
-    /// sees the fields it knows.
+    /// The held findings go last, as `held=-` when there are none, then their
+    /// lines and reviewers (`held_at`) and the gone findings when there are any:
+    /// an older gauntlet reading this marker sees the fields it knows, in the
+    /// form it knows.
     pub fn render(&self) -> String {
         let mut held = match &self.held {
             None => String::new(),
             Some(list) if list.is_empty() => " held=-".to_string(),
             Some(list) => format!(" held={}", list.iter().map(Held::render).collect::<Vec<_>>().join("+")),
         };
+        let at: Vec<String> = self.held.iter().flatten().filter_map(Held::render_at).collect();
+        if !at.is_empty() {
+            held.push_str(&format!(" held_at={}", at.join("+")));
+        }
         if !self.gone.is_empty() {
             held.push_str(&format!(" gone={}", self.gone.iter().map(Gone::render).collect::<Vec<_>>().join("+")));
         }
@@ -230,10 +240,16 @@ impl OverviewMarker {
 
     pub fn parse(body: &str) -> Option<OverviewMarker> {
         let fields = fields(body, OVERVIEW)?;
-        let held = field(&fields, "held").map(|h| match h {
+        let mut held: Option<Vec<Held>> = field(&fields, "held").map(|h| match h {
             "-" => Vec::new(),
             list => list.split('+').filter_map(Held::parse).collect(),
         });
+        let at = field(&fields, "held_at").unwrap_or_default().split('+').filter_map(Held::parse_at);
+        for (id, line, reviewers) in at {
+            if let Some(h) = held.iter_mut().flatten().find(|h| h.id == id) {
+                (h.line, h.reviewers) = (Some(line), reviewers);
+            }
+        }
         let gone = field(&fields, "gone").map(|g| g.split('+').filter_map(Gone::parse).collect());
         Some(OverviewMarker {
             head: field(&fields, "head")?.to_string(),
@@ -394,6 +410,9 @@ mod tests {
         let line = o.render();
         assert_eq!(line.lines().next().unwrap().matches("-->").count(), 1, "{line}");
         assert_eq!(OverviewMarker::parse(&line), Some(o.clone()));
+        // An older gauntlet reads `held` entries of exactly three parts.
+        let held = format!(" held=m.aa.{}+l.bb.{} ", path_tag("a"), path_tag("b"));
+        assert!(line.contains(&held), "{line}");
         // A gone list written without a held one, and an overview with neither.
         let only_gone = OverviewMarker { held: None, ..o.clone() };
         assert_eq!(OverviewMarker::parse(&only_gone.render()), Some(only_gone));
@@ -405,10 +424,13 @@ mod tests {
 
     #[test]
     fn a_malformed_held_or_gone_entry_is_dropped_not_misread() {
-        let bad = "<!-- gauntlet:overview v1 head=abc rules=r config=c held=h.aa.0f.x.logic+m.bb.0f.3.lo_zz+l.cc.0f.4.ok gone=fh.dd.+xh.ee.a+wl.ff.b_2ec -->\n\n";
+        let bad = "<!-- gauntlet:overview v1 head=abc rules=r config=c held=h.aa.0f+m.bb.0f+l.cc.0f+h.dd.0f.3 \
+                   held_at=aa.x.logic+bb.3.lo_zz+cc.4.ok+zz.5.ghost gone=fh.dd.+xh.ee.a+wl.ff.b_2ec -->\n\n";
         let m = OverviewMarker::parse(bad).unwrap();
-        let held: Vec<&str> = m.held.as_ref().unwrap().iter().map(|h| h.id.as_str()).collect();
-        assert_eq!(held, vec!["cc"], "a line that is no number, a broken escape");
+        let held: Vec<(&str, Option<u32>)> = m.held.as_ref().unwrap().iter().map(|h| (h.id.as_str(), h.line)).collect();
+        // A line that is no number, a broken escape: no line or reviewers; an
+        // entry of too many parts is dropped, one for no held finding ignored.
+        assert_eq!(held, vec![("aa", None), ("bb", None), ("cc", Some(4))]);
         let gone: Vec<(&str, &[String])> = m.gone.iter().map(|g| (g.id.as_str(), &g.reviewers[..])).collect();
         assert_eq!(gone, vec![("ff", &["b.c".to_string()][..])], "no reviewers, an unknown outcome");
     }
