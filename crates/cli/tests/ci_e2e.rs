@@ -418,3 +418,32 @@ async fn a_push_the_gate_skips_still_fails_on_what_stands() {
     assert!(stderr.contains("skipped"), "the gate skipped the push: {stderr}");
     assert_eq!(code, 3, "{stderr}");
 }
+
+/// A finding only the overview shows (over `--max-comments 0`) that a later run
+/// no longer finds is kept in the overview's marker for `gauntlet stats`: fixed
+/// when the push changed its line, withdrawn when the run just stopped finding it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_finding_a_later_run_no_longer_finds_is_recorded_fixed_or_withdrawn() {
+    use fakes::repo::OverviewMarker;
+    for fix in [true, false] {
+        let ci = Ci::new(repo(&[("src/auth.py", BASE), ("src/util.py", "X = 1\n")], &[("src/auth.py", HEAD)]));
+        let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+        let host = fakes::github::start().await;
+        assert_eq!(run_ci(&ci, &host, &model, &["--max-comments", "0"]).await.0, 0);
+        let held = OverviewMarker::parse(&host.overviews()[0]).unwrap().held.unwrap();
+        assert_eq!((held[0].line, held[0].reviewers.clone()), (Some(4), vec!["correctness".to_string()]));
+        // The push either restores the ownership check on line 4 or touches another file.
+        let fixed = BASE.replace("user.id\n", "user.id and not doc.locked\n");
+        let (path, text) = if fix { ("src/auth.py", fixed.as_str()) } else { ("src/util.py", "X = 2\n") };
+        std::fs::write(ci.dir.path().join(path), text).unwrap();
+        git(ci.dir.path(), &["commit", "-qam", "second push"]);
+        ci.write_event();
+        let (quiet, _) = Fake::start(Wire::Anthropic, vec![finder("correctness", json!([]))]).await;
+        let (code, _, stderr) = run_ci(&ci, &host, &quiet, &["--max-comments", "0", "--full"]).await;
+        assert_eq!(code, 0, "{stderr}");
+        let marker = OverviewMarker::parse(&host.overviews()[0]).unwrap();
+        assert_eq!(marker.held, Some(vec![]), "fix {fix}");
+        let gone: Vec<(String, bool)> = marker.gone.iter().map(|g| (g.id.clone(), g.fixed)).collect();
+        assert_eq!(gone, vec![(held[0].id.clone(), fix)], "{}", host.overviews()[0]);
+    }
+}

@@ -54,19 +54,20 @@ async fn json_and_terminal_give_the_hand_counted_figures() {
     let total = &v["total"];
     let counts: Vec<u64> =
         ["fixed", "withdrawn", "dismissed", "ignored", "open"].iter().map(|k| total[k].as_u64().unwrap()).collect();
-    assert_eq!(counts, vec![2, 1, 2, 2, 0]);
+    assert_eq!(counts, vec![3, 2, 3, 3, 0]);
     assert_eq!(total["precision"], 0.5);
-    assert_eq!(v["per_reviewer"]["security"]["fixed"], 2);
+    assert_eq!(v["per_reviewer"]["security"]["fixed"], 3);
     assert_eq!(v["per_month"]["2024-01"]["fixed"], 1);
-    assert_eq!(v["left_out_edited"], 1);
+    assert_eq!(v["left_out_edited"], 2);
+    assert_eq!(v["left_out_unreadable"], 1);
     assert_eq!(v["partial"], Value::Null);
     assert!(fake.repo().log.iter().any(|l| l.starts_with("429")));
 
     let (ok, out, err) = stats(&fake, &["--last", "2"]).await;
     assert!(ok, "{err}");
     assert!(out.contains("2 merged or closed pull request(s), closed 2024-02-10 to 2024-03-05"), "{out}");
-    assert!(out.contains("published 6: fixed 1, withdrawn 1, dismissed 2, ignored 2, open 0"), "{out}");
-    assert!(out.contains("precision in the wild 0.33"), "{out}");
+    assert!(out.contains("published 10: fixed 2, withdrawn 2, dismissed 3, ignored 3, open 0"), "{out}");
+    assert!(out.contains("precision in the wild 0.40"), "{out}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -84,7 +85,7 @@ async fn a_bad_date_or_format_is_refused() {
 #[tokio::test(flavor = "multi_thread")]
 async fn gitlab_and_azure_give_the_same_figures() {
     for (kind, edited, name) in
-        [(Kind::GitLab, 1, "GitLab project 7"), (Kind::Azure, 0, "Azure DevOps repository repo-id")]
+        [(Kind::GitLab, 2, "GitLab project 7"), (Kind::Azure, 0, "Azure DevOps repository repo-id")]
     {
         let fake = FakeRepo::start(kind, scenario(kind)).await;
         let (ok, out, err) = stats(&fake, &["--format", "json"]).await;
@@ -94,8 +95,8 @@ async fn gitlab_and_azure_give_the_same_figures() {
         let total = &v["total"];
         let counts: Vec<u64> =
             ["fixed", "withdrawn", "dismissed", "ignored", "open"].iter().map(|k| total[k].as_u64().unwrap()).collect();
-        assert_eq!(counts, vec![2, 1, 2, 2, 0], "{kind:?}");
-        assert_eq!(v["per_reviewer"]["security"]["fixed"], 2, "{kind:?}");
+        assert_eq!(counts, vec![3, 2, 3, 3, 0], "{kind:?}");
+        assert_eq!(v["per_reviewer"]["security"]["fixed"], 3, "{kind:?}");
         assert_eq!(v["per_month"]["2024-01"]["fixed"], 1, "{kind:?}");
         assert_eq!(v["left_out_edited"], edited, "{kind:?}");
         let numbers: Vec<u64> =

@@ -66,22 +66,23 @@ async fn the_stats_page_renders_in_chromium_with_every_table_the_chart_and_no_in
     let (dom, _) = chromium(&page, &dir.path().join("profile-dom"), &["--dump-dom"]).await;
     assert!(dom.contains("<title>gauntlet stats: GitHub o/r</title>"), "the title was not rewritten: {dom}");
     assert!(dom.contains("<p id=\"covers\">3 merged or closed pull request(s), closed 2024-01-20 to 2024-03-05.</p>"));
-    // Totals: the hand counts of the scenario (fixed 2, withdrawn 1, dismissed 2, ignored 2).
+    // Totals: the hand counts of the scenario (fixed 3, withdrawn 2, dismissed 3, ignored 3).
     assert!(dom.contains("<table id=\"totals\">"), "totals: {dom}");
-    for (row, n) in [("published", 7), ("fixed", 2), ("withdrawn", 1), ("dismissed", 2), ("ignored", 2), ("open", 0)] {
+    for (row, n) in [("published", 11), ("fixed", 3), ("withdrawn", 2), ("dismissed", 3), ("ignored", 3), ("open", 0)] {
         assert!(dom.contains(&format!("<tr><th>{row}</th><td class=\"n\">{n}</td></tr>")), "{row} {n}: {dom}");
     }
-    assert!(dom.contains("<td class=\"n\">0.50 (2 fixed of 4 fixed or dismissed)</td>"), "precision in the wild");
+    assert!(dom.contains("<td class=\"n\">0.50 (3 fixed of 6 fixed or dismissed)</td>"), "precision in the wild");
     // Per reviewer: `logic`, `security`, and the hostile name as a text cell.
     assert!(dom.contains("<table id=\"per-reviewer\">"));
-    assert!(dom.contains("<tr><td>logic</td><td class=\"n\">5</td>"), "logic raised five: {dom}");
-    assert!(dom.contains("<tr><td>security</td><td class=\"n\">2</td>"), "security two, less the renamed one: {dom}");
+    // Each with three findings only the overview showed (logic) or one (security).
+    assert!(dom.contains("<tr><td>logic</td><td class=\"n\">8</td>"), "logic raised eight: {dom}");
+    assert!(dom.contains("<tr><td>security</td><td class=\"n\">3</td>"), "security three, less the renamed one: {dom}");
     let hostile_text = "&lt;img src=x onerror=alert(1)&gt;&lt;/script&gt;&lt;script&gt;document.title=1&lt;/script&gt;\
                         &lt;b id=injected&gt;x&lt;/b&gt;";
     assert!(dom.contains(&format!("<tr><td>{hostile_text}</td><td class=\"n\">1</td>")), "{dom}");
     // Per severity: high, medium, low and the hostile one.
     assert!(dom.contains("<table id=\"per-severity\">"));
-    assert!(dom.contains("<tr><td>high</td><td class=\"n\">4</td>") && dom.contains("<tr><td>medium</td>"), "{dom}");
+    assert!(dom.contains("<tr><td>high</td><td class=\"n\">5</td>") && dom.contains("<tr><td>medium</td>"), "{dom}");
     assert_eq!(dom.matches(&format!("<tr><td>{hostile_text}</td>")).count(), 2, "reviewer and severity rows");
     // The monthly chart: both lines, a point per month where there is something to show.
     assert!(dom.contains("<svg id=\"trend\""), "chart: {dom}");
@@ -94,7 +95,10 @@ async fn the_stats_page_renders_in_chromium_with_every_table_the_chart_and_no_in
     assert!(dom.contains("<table id=\"per-month\">"));
     // The uncounted dismissal names the hostile file, as text.
     assert!(dom.contains("<ul id=\"not-counted\"><li>#3 src/&lt;img"), "{dom}");
-    assert!(dom.contains("<p id=\"left-out\">Left out: 1 comment(s)"), "the edited comment: {dom}");
+    assert!(
+        dom.contains("<p id=\"left-out\">Left out: 2 comment(s) someone other than the pipeline edited, 1 finding(s)"),
+        "the edited comment and overview, the overview's entry too old to read: {dom}"
+    );
     // The hostile text is text in the page, never markup: no element came from it.
     for injected in ["<img", "<script", "id=\"injected\"", "<b "] {
         assert!(!dom.contains(injected), "`{injected}` became an element: {dom}");

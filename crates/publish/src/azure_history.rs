@@ -2,7 +2,7 @@
 
 use super::{Azure, HOST, VERSION, classify};
 use crate::PublishError;
-use crate::history::{Comment, History, Pull, PullRecord, touches};
+use crate::history::{Comment, History, OverviewComment, Pull, PullRecord, touches};
 use crate::host::{Existing, Person};
 use crate::outcome::PrState;
 use async_trait::async_trait;
@@ -108,6 +108,10 @@ impl History for Azure {
             classify(t, &me, &mut found);
             // Others' comments outside the pipeline's threads, as `ci` reads them.
             out.general.append(&mut found.general);
+            if let Some(overview) = found.overview.filter(|_| out.overview.is_none()) {
+                // As for finding comments: only its author can edit it.
+                out.overview = Some(OverviewComment { body: overview.body, edited: None });
+            }
             let Some(thread) = found.threads.pop() else { continue };
             let iteration = t["pullRequestThreadContext"]["iterationContext"]["secondComparingIteration"].as_u64();
             let placed = iteration.and_then(|i| commits.get(&i));

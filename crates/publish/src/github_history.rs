@@ -2,23 +2,27 @@
 
 use super::{GitHub, HOST, MORE_PR_COMMENTS, person};
 use crate::PublishError;
-use crate::history::{Comment, History, Pull, PullRecord};
+use crate::history::{Comment, History, OverviewComment, Pull, PullRecord};
 use crate::host::Person;
+use crate::marker::OverviewMarker;
 use crate::outcome::PrState;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-const RECORD: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){author{login} reviewThreads(first:50,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved isOutdated resolvedBy{login} path head:comments(first:1){nodes{id databaseId body author{login} editor{login} userContentEdits(first:20){totalCount nodes{editor{login}}} reactions(content:THUMBS_DOWN,first:100){pageInfo{hasNextPage endCursor} nodes{user{login}}}}} comments(first:100){pageInfo{hasNextPage endCursor} nodes{databaseId body author{login} lastEditedAt editor{login}}}}} id comments(first:100){pageInfo{hasNextPage endCursor} nodes{body author{login} lastEditedAt editor{login}}}}}}";
+const RECORD: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:String){repository(owner:$owner,name:$name){pullRequest(number:$number){author{login} reviewThreads(first:50,after:$cursor){pageInfo{hasNextPage endCursor} nodes{id isResolved isOutdated resolvedBy{login} path head:comments(first:1){nodes{id databaseId body author{login} editor{login} userContentEdits(first:20){totalCount nodes{editor{login}}} reactions(content:THUMBS_DOWN,first:100){pageInfo{hasNextPage endCursor} nodes{user{login}}}}} comments(first:100){pageInfo{hasNextPage endCursor} nodes{databaseId body author{login} lastEditedAt editor{login}}}}} id comments(first:100){pageInfo{hasNextPage endCursor} nodes{body author{login} lastEditedAt editor{login} userContentEdits(first:20){totalCount nodes{editor{login}}}}}}}}";
 
 /// Pages of review threads read per pull request (50 a page).
 const MAX_THREAD_PAGES: usize = 20;
 
 impl GitHub {
-    /// Who besides the pipeline edited the thread's first comment, or why that is
-    /// not known; `None` when only the pipeline ever did.
-    fn edited_by_other(&self, node: &Value) -> Option<String> {
-        let first = &node["head"]["nodes"][0];
+    /// Who besides the pipeline edited the pipeline's comment `first` (a thread's
+    /// first comment, or the overview), or why that is not known; `None` when
+    /// only the pipeline ever did.
+    fn edited_by_other(&self, first: &Value) -> Option<String> {
         let edits = &first["userContentEdits"];
+        if edits.is_null() {
+            return Some("GitHub did not list the comment's edits".into());
+        }
         let listed = edits["nodes"].as_array().cloned().unwrap_or_default();
         if edits["totalCount"].as_u64().unwrap_or(0) > listed.len() as u64 {
             return Some("more edits than GitHub lists in one answer".into());
@@ -34,6 +38,18 @@ impl GitHub {
             Some(login) if !self.is_pipeline(Some(login)) => Some(format!("edited by {login}")),
             _ => None,
         }
+    }
+}
+
+impl GitHub {
+    /// The pipeline's overview among a pull request's `comments`: the first the
+    /// pipeline wrote with an overview marker, as `ci` finds it.
+    fn overview_of(&self, comments: &[Value]) -> Option<OverviewComment> {
+        let c = comments.iter().find(|c| {
+            self.is_pipeline(c["author"]["login"].as_str())
+                && c["body"].as_str().is_some_and(|b| OverviewMarker::parse(b).is_some())
+        })?;
+        Some(OverviewComment { body: c["body"].as_str()?.to_string(), edited: self.edited_by_other(c) })
     }
 }
 
@@ -81,6 +97,7 @@ impl History for GitHub {
                     out.general_unread = Some(format!("pull request comments after the first {}", comments.len()));
                 }
                 out.general = self.replies(&comments, 0);
+                out.overview = self.overview_of(&comments);
             }
             let page = &pr["reviewThreads"];
             for node in page["nodes"].as_array().into_iter().flatten() {
@@ -92,7 +109,7 @@ impl History for GitHub {
                     out.comments.push(Comment {
                         thread,
                         lines_changed: node["isOutdated"].as_bool() == Some(true),
-                        edited: self.edited_by_other(node).or(cut),
+                        edited: self.edited_by_other(&node["head"]["nodes"][0]).or(cut),
                     });
                 }
             }

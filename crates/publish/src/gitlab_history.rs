@@ -2,7 +2,7 @@
 
 use super::{GitLab, HOST, classify};
 use crate::PublishError;
-use crate::history::{Comment, History, Pull, PullRecord};
+use crate::history::{Comment, History, OverviewComment, Pull, PullRecord};
 use crate::host::{Existing, Person};
 use crate::http::string;
 use crate::outcome::PrState;
@@ -14,6 +14,16 @@ const EDITORS: &str = "query($path:ID!,$iid:String!,$cursor:String){project(full
 
 /// Pages read per merge request, of discussions and of notes (100 a page).
 const MAX_PAGES: usize = 20;
+
+/// Who besides the pipeline (user `me`) last edited note `note`, by `editors`, or
+/// why that is not known; `None` when nobody else did.
+fn edited_by_other(editors: &BTreeMap<String, Option<String>>, note: &str, me: &str) -> Option<String> {
+    match editors.get(note) {
+        None => Some("GitLab did not list the note's edits".to_string()),
+        Some(Some(editor)) if editor != me => Some(format!("edited by user {editor}")),
+        Some(_) => None,
+    }
+}
 
 /// The number at the end of a GraphQL global id (`gid://gitlab/DiffNote/12` -> `12`).
 fn tail(gid: &str) -> String {
@@ -104,17 +114,17 @@ impl History for GitLab {
                 classify(d, &me, &mut found);
                 // Others' notes outside the pipeline's discussions, as `ci` reads them.
                 out.general.append(&mut found.general);
+                if let Some(overview) = found.overview.filter(|_| out.overview.is_none()) {
+                    let edited = edited_by_other(&editors, &overview.handle.comment, &me);
+                    out.overview = Some(OverviewComment { body: overview.body, edited });
+                }
                 let Some(mut thread) = found.threads.pop() else { continue };
                 let notes = d["notes"].as_array().into_iter().flatten();
                 let lines_changed = notes.filter(|n| n["system"] == true).any(|n| {
                     n["body"].as_str().is_some_and(|b| b.trim_start().to_lowercase().starts_with("changed this line"))
                 });
                 thread.thumbs_down = self.awards(&mr, &thread.handle.comment).await?;
-                let edited = match editors.get(&thread.handle.comment) {
-                    None => Some("GitLab did not list the note's edits".to_string()),
-                    Some(Some(editor)) if *editor != me => Some(format!("edited by user {editor}")),
-                    Some(_) => None,
-                };
+                let edited = edited_by_other(&editors, &thread.handle.comment, &me);
                 out.comments.push(Comment { thread, lines_changed, edited });
             }
             match headers.get("x-next-page").and_then(|v| v.to_str().ok()).filter(|v| !v.is_empty()) {

@@ -11,6 +11,15 @@
 //! the one definition `ci` uses, with each person's write access asked once per
 //! read. Nothing is stored: the next read rebuilds it all.
 //!
+//! Findings only the overview showed enter the record from the pipeline's
+//! overview comment ([`PullRecord::overview`]): found by its marker under the
+//! pipeline's identity, and left out whole when anyone else edited it (the same
+//! edit checks as a finding comment). Its held findings are open or ignored,
+//! its gone ones fixed or withdrawn as the marker says; a `/gauntlet dismiss
+//! <finding id>` dismisses either. An id that also has a finding comment counts
+//! once, from the comment. A held entry from an older marker names no
+//! reviewers and counts as unreadable.
+//!
 //! What each host's implementation reads:
 //! - GitHub: pull requests from REST `GET /pulls?state=closed&sort=updated`
 //!   (`merged_at`, `closed_at`, `updated_at`); threads from GraphQL
@@ -18,7 +27,9 @@
 //!   `author`, `editor`, `userContentEdits` and thumbs-down reactions) and the
 //!   pull request's own `comments` (paged). Lines changed: the thread
 //!   `isOutdated`. Edits: every `userContentEdits` editor and the `editor` must
-//!   be the pipeline, and the edit list must be complete.
+//!   be the pipeline, and the edit list must be complete; the overview is the
+//!   first of the pull request's comments the pipeline wrote with an overview
+//!   marker, under the same edit check.
 //! - GitLab: merge requests from `GET /merge_requests?state=all&order_by=updated_at`
 //!   (`state`, `merged_at`, `closed_at`); discussions from REST (notes, `resolved`,
 //!   `resolved_by`, `thumbsdown` awards; others' discussions for commands by id).
@@ -27,22 +38,26 @@
 //!   notes cannot be written through the API.
 //!   Edits: GraphQL `Note.lastEditedBy` must be empty or the pipeline. GitLab keeps
 //!   only the last editor, so a maintainer's edit later overwritten by the pipeline
-//!   is not seen.
+//!   is not seen. The overview is the first discussion the pipeline opened with
+//!   an overview marker, under the same edit check.
 //! - Azure DevOps: pull requests from `GET /pullrequests?searchCriteria.status=all`
 //!   (`status`, `closedDate`); threads (status, system comments for who changed
 //!   it; others' threads for commands by id); lines changed: the Git FileDiffs
 //!   API between the commit of the iteration the comment was placed on and the
 //!   pull request's last iteration, over the comment's lines. Edits: Azure DevOps lets only a comment's author
 //!   edit it, so the pipeline's comment holds only the pipeline's text; no edit
-//!   history is read.
+//!   history is read. The overview is the first thread the pipeline opened with
+//!   an overview marker.
 
 use crate::PublishError;
 use crate::dismissal::{self, Access, Form, Policy};
 use crate::host::{Person, Reply, Thread};
+use crate::marker::{FindingMarker, OverviewMarker};
 use crate::outcome::{self, Facts, PrState, Record};
 use async_trait::async_trait;
+use gauntlet_review::contract::Severity;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A pull request as a listing shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,12 +84,25 @@ pub struct Comment {
     pub edited: Option<String>,
 }
 
+/// The pipeline's overview comment, found by its marker under the pipeline's
+/// identity, with the same edit check as a finding comment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverviewComment {
+    pub body: String,
+    /// As [`Comment::edited`]: set, the overview's held and gone findings are
+    /// left out of every figure.
+    pub edited: Option<String>,
+}
+
 /// A pull request's pipeline comments, its author, and the comments by others
 /// outside the pipeline's threads (where a `/gauntlet dismiss <finding id>` can be).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PullRecord {
     pub author: Option<Person>,
     pub comments: Vec<Comment>,
+    /// The pipeline's overview, when there is one: what it holds and what it
+    /// remembers as gone are findings without a thread of their own.
+    pub overview: Option<OverviewComment>,
     /// Comments by others outside the pipeline's threads, as `ci` reads them
     /// ([`crate::host::Existing::general`]).
     pub general: Vec<Reply>,
@@ -93,7 +121,7 @@ pub trait History: Send + Sync {
     /// in the host's order; and whether another page may follow.
     async fn pulls(&self, page: u32) -> Result<(Vec<Pull>, bool), PublishError>;
 
-    /// The pipeline's finding comments on `pull` (all pages).
+    /// The pipeline's finding comments and overview on `pull` (all pages).
     async fn record(&self, pull: &Pull) -> Result<PullRecord, PublishError>;
 
     /// As [`crate::CodeHost::may_write`].
@@ -123,9 +151,10 @@ pub struct Read {
     /// Pull requests whose comments were read, newest close first: (number, closed_at).
     pub pulls: Vec<(u64, String)>,
     /// Pipeline comments left out because someone else edited them (or the host's
-    /// edit record was incomplete).
+    /// edit record was incomplete); an overview counts once.
     pub edited: usize,
-    /// Pipeline comments with a finding marker whose header could not be read.
+    /// Pipeline comments with a finding marker whose header could not be read,
+    /// and findings an overview holds in an entry too old to name its reviewers.
     pub unreadable: usize,
     /// Why the read covers less than was asked, when it does.
     pub partial: Option<String>,
@@ -135,6 +164,9 @@ pub struct Read {
     pub reused: usize,
     /// Findings whose dismissal counts, with what they said and the reason given:
     /// what later reviews and `gauntlet rules draft --from-stats` learn from.
+    /// Only findings with a comment of their own: an overview's marker does not
+    /// keep the claim, so a dismissed overview finding is counted in the figures
+    /// but not listed here.
     pub dismissed: Vec<Dismissed>,
 }
 
@@ -271,7 +303,7 @@ pub async fn read_with(host: &dyn History, scope: &Scope, known: &BTreeMap<u64, 
     // an earlier read found still count.
     if out.partial.is_some() {
         let oldest = closed.iter().map(|p| p.closed_at.clone()).min();
-        let listed: std::collections::BTreeSet<u64> = closed.iter().map(|p| p.number).collect();
+        let listed: BTreeSet<u64> = closed.iter().map(|p| p.number).collect();
         let older = known.iter().filter(|(n, k)| {
             !listed.contains(n)
                 && oldest.as_ref().is_none_or(|o| k.closed_at <= *o)
@@ -369,6 +401,11 @@ async fn records_of(
     access: &mut BTreeMap<String, Access>,
     out: &mut Read,
 ) {
+    // A finding with a comment of its own is counted from it, never also from
+    // the overview (which may have held it before it got one).
+    let threaded: BTreeSet<String> =
+        record.comments.iter().filter_map(|c| FindingMarker::parse(&c.thread.body)).map(|m| m.id).collect();
+    let shown = overview_findings(record.overview.as_ref(), &threaded, out);
     let mut kept = Vec::new();
     for comment in record.comments {
         if comment.edited.is_some() {
@@ -391,7 +428,10 @@ async fn records_of(
     let general: Vec<Reply> = record
         .general
         .into_iter()
-        .filter(|r| dismissal::by_finding(r).is_some_and(|f| kept.iter().any(|(_, p)| p.id == f.id)))
+        .filter(|r| {
+            dismissal::by_finding(r)
+                .is_some_and(|f| kept.iter().any(|(_, p)| p.id == f.id) || shown.iter().any(|s| s.id == f.id))
+        })
         .collect();
     let mut people = dismissal::to_check(&threads, author);
     people.extend(dismissal::general_to_check(&general, author));
@@ -416,7 +456,7 @@ async fn records_of(
         ));
     }
     for (f, why) in &dismissals.findings_ignored {
-        let path = kept.iter().find(|(_, p)| p.id == f.id).map_or("", |(c, _)| c.thread.path.as_str());
+        let path = kept.iter().find(|(_, p)| p.id == f.id).map_or("the overview", |(c, _)| c.thread.path.as_str());
         out.not_counted.push(format!(
             "#{} {path}: {} commented `/gauntlet {} {}`, not counted: {why}",
             pull.number,
@@ -458,6 +498,66 @@ async fn records_of(
             era: posted.era,
         });
     }
+    for finding in shown {
+        let gone = finding.gone;
+        let facts = Facts {
+            dismissed: dismissals.is_finding_dismissed(&finding.id),
+            resolved_by_pipeline: gone.is_some(),
+            lines_changed: gone == Some(true),
+            pr_open: pull.state == PrState::Open,
+        };
+        out.records.push(Record {
+            pr: pull.number,
+            finding: finding.id,
+            severity: finding.severity.as_str().to_string(),
+            reviewers: finding.reviewers,
+            closed_at: pull.closed_at.clone(),
+            outcome: outcome::decide(facts),
+            era: finding.era,
+        });
+    }
+}
+
+/// A finding only the overview shows, as its marker records it.
+struct Shown {
+    id: String,
+    severity: Severity,
+    reviewers: Vec<String>,
+    /// `None` while held; once gone, whether the flagged line changed (fixed).
+    gone: Option<bool>,
+    era: Option<String>,
+}
+
+/// The findings `overview` holds or remembers as gone, less those in
+/// `threaded`; an edited overview counts in `out.edited` and gives none, and a
+/// held entry too old to name its reviewers counts in `out.unreadable`.
+fn overview_findings(overview: Option<&OverviewComment>, threaded: &BTreeSet<String>, out: &mut Read) -> Vec<Shown> {
+    let Some(overview) = overview else { return Vec::new() };
+    if overview.edited.is_some() {
+        out.edited += 1;
+        return Vec::new();
+    }
+    let Some(marker) = OverviewMarker::parse(&overview.body) else { return Vec::new() };
+    let mut seen = threaded.clone();
+    let mut shown = Vec::new();
+    for h in marker.held.unwrap_or_default() {
+        if !seen.insert(h.id.clone()) {
+            continue;
+        }
+        if h.reviewers.is_empty() {
+            out.unreadable += 1;
+            continue;
+        }
+        let era = marker.era.clone();
+        shown.push(Shown { id: h.id, severity: h.severity, reviewers: h.reviewers, gone: None, era });
+    }
+    for g in marker.gone {
+        if seen.insert(g.id.clone()) {
+            let era = marker.era.clone();
+            shown.push(Shown { id: g.id, severity: g.severity, reviewers: g.reviewers, gone: Some(g.fixed), era });
+        }
+    }
+    shown
 }
 
 /// Whether a diff block over old lines `start..start+count` (count 0: an

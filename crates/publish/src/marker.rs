@@ -24,16 +24,39 @@ pub struct OverviewMarker {
     /// of precision can start again when either changes. `None` in an overview
     /// written before this was recorded.
     pub era: Option<String>,
+    /// Findings an earlier overview held that a later run no longer found, newest
+    /// last: the overview is edited in place, so this is the only trace of them
+    /// the record ([`crate::history`]) can read. Empty in an older overview.
+    pub gone: Vec<Gone>,
 }
 
-/// A finding only the overview shows: enough to count it toward `--fail-on`
-/// and to tell whether a later run reviewed its file again.
+/// A finding only the overview shows: enough to count it toward `--fail-on`,
+/// to tell whether a later run reviewed its file again, and to count its
+/// outcome in the record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Held {
     pub id: String,
     pub severity: Severity,
     /// [`path_tag`] of the file it is located in.
     pub path: String,
+    /// The first line it flags, at the overview's head; `None` in an entry
+    /// written before this was recorded.
+    pub line: Option<u32>,
+    /// Every reviewer that raised it (`raised_by`, or the one reviewer); empty
+    /// in an entry written before this was recorded, which the record leaves
+    /// out as unreadable.
+    pub reviewers: Vec<String>,
+}
+
+/// A held finding a later run reviewed its file again and did not raise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gone {
+    pub id: String,
+    pub severity: Severity,
+    /// The flagged line changed between the run that held it and the run that
+    /// dropped it: fixed; otherwise withdrawn.
+    pub fixed: bool,
+    pub reviewers: Vec<String>,
 }
 
 /// A short, stable tag of a path (64-bit FNV-1a, hex): markers hold only
@@ -44,26 +67,116 @@ pub fn path_tag(path: &str) -> String {
 }
 
 impl Held {
+    /// `sev.id.path`: all an older gauntlet reads of a held finding.
     fn render(&self) -> String {
-        let sev = match self.severity {
-            Severity::High => 'h',
-            Severity::Medium => 'm',
-            Severity::Low => 'l',
-        };
-        format!("{sev}.{}.{}", clean(&self.id).replace(['.', '+'], ""), clean(&self.path).replace(['.', '+'], ""))
+        format!("{}.{}.{}", sev_char(self.severity), token(&self.id), token(&self.path))
+    }
+
+    /// `id.line.reviewers`, for the `held_at` field; `None` without a line.
+    fn render_at(&self) -> Option<String> {
+        Some(format!("{}.{}.{}", token(&self.id), self.line?, names(&self.reviewers)))
     }
 
     fn parse(text: &str) -> Option<Held> {
         let mut parts = text.split('.');
-        let severity = match parts.next()? {
-            "h" => Severity::High,
-            "m" => Severity::Medium,
-            "l" => Severity::Low,
+        let severity = sev_of(parts.next()?)?;
+        let (id, path) = (parts.next()?.to_string(), parts.next()?.to_string());
+        let (line, reviewers) = (None, Vec::new());
+        (parts.next().is_none() && !id.is_empty()).then_some(Held { id, severity, path, line, reviewers })
+    }
+
+    /// The id, line and reviewers of a `held_at` entry.
+    fn parse_at(text: &str) -> Option<(&str, u32, Vec<String>)> {
+        let [id, line, reviewers] = text.split('.').collect::<Vec<_>>()[..] else { return None };
+        let reviewers = unnames(reviewers)?;
+        (!reviewers.is_empty()).then_some((id, line.parse().ok()?, reviewers))
+    }
+}
+
+impl Gone {
+    /// `{f|w}sev.id.reviewers`.
+    fn render(&self) -> String {
+        let how = if self.fixed { 'f' } else { 'w' };
+        format!("{how}{}.{}.{}", sev_char(self.severity), token(&self.id), names(&self.reviewers))
+    }
+
+    fn parse(text: &str) -> Option<Gone> {
+        let [head, id, reviewers] = text.split('.').collect::<Vec<_>>()[..] else { return None };
+        let mut head = head.chars();
+        let fixed = match head.next()? {
+            'f' => true,
+            'w' => false,
             _ => return None,
         };
-        let (id, path) = (parts.next()?.to_string(), parts.next()?.to_string());
-        (parts.next().is_none() && !id.is_empty()).then_some(Held { id, severity, path })
+        let severity = sev_of(head.as_str())?;
+        let reviewers = unnames(reviewers)?;
+        (!id.is_empty() && !reviewers.is_empty()).then(|| Gone { id: id.to_string(), severity, fixed, reviewers })
     }
+}
+
+fn sev_char(severity: Severity) -> char {
+    match severity {
+        Severity::High => 'h',
+        Severity::Medium => 'm',
+        Severity::Low => 'l',
+    }
+}
+
+fn sev_of(text: &str) -> Option<Severity> {
+    match text {
+        "h" => Some(Severity::High),
+        "m" => Some(Severity::Medium),
+        "l" => Some(Severity::Low),
+        _ => None,
+    }
+}
+
+/// An id or tag as one part of a held or gone entry: without the `.` and `+`
+/// that separate parts and entries.
+fn token(value: &str) -> String {
+    clean(value).replace(['.', '+'], "")
+}
+
+/// Reviewer names, which are rule names and may hold any character, as one
+/// part of an entry: each name keeps its ASCII letters, digits and `-`, every
+/// other byte becomes `_` and two hex digits, and `:` joins the names. What
+/// comes out is left alone by [`clean`] and holds neither `.` nor `+`.
+fn names(reviewers: &[String]) -> String {
+    let one = |name: &String| {
+        name.bytes()
+            .map(|b| match b {
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' => char::from(b).to_string(),
+                _ => format!("_{b:02x}"),
+            })
+            .collect::<String>()
+    };
+    reviewers.iter().map(one).collect::<Vec<_>>().join(":")
+}
+
+/// The names [`names`] wrote; `None` when `text` is not what it writes.
+fn unnames(text: &str) -> Option<Vec<String>> {
+    if text.is_empty() {
+        return Some(Vec::new());
+    }
+    text.split(':')
+        .map(|name| {
+            let mut bytes = Vec::new();
+            let mut rest = name.as_bytes();
+            while let Some((&b, tail)) = rest.split_first() {
+                if b == b'_' {
+                    let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
+                    bytes.push(u8::from_str_radix(hex, 16).ok()?);
+                    rest = &tail[2..];
+                } else if b.is_ascii_alphanumeric() || b == b'-' {
+                    bytes.push(b);
+                    rest = tail;
+                } else {
+                    return None;
+                }
+            }
+            String::from_utf8(bytes).ok().filter(|n| !n.is_empty())
+        })
+        .collect()
 }
 
 use gauntlet_review::contract::Severity;
@@ -99,14 +212,23 @@ const FINDING: &str = "gauntlet:finding";
 
 impl OverviewMarker {
     /// The first line of an overview body, blank line included.
-    /// The held findings go last, as `held=-` when there are none, so an
-    /// older gauntlet reading this marker sees the fields it knows.
+    /// The held findings go last, as `held=-` when there are none, then their
+    /// lines and reviewers (`held_at`) and the gone findings when there are any:
+    /// an older gauntlet reading this marker sees the fields it knows, in the
+    /// form it knows.
     pub fn render(&self) -> String {
-        let held = match &self.held {
+        let mut held = match &self.held {
             None => String::new(),
             Some(list) if list.is_empty() => " held=-".to_string(),
             Some(list) => format!(" held={}", list.iter().map(Held::render).collect::<Vec<_>>().join("+")),
         };
+        let at: Vec<String> = self.held.iter().flatten().filter_map(Held::render_at).collect();
+        if !at.is_empty() {
+            held.push_str(&format!(" held_at={}", at.join("+")));
+        }
+        if !self.gone.is_empty() {
+            held.push_str(&format!(" gone={}", self.gone.iter().map(Gone::render).collect::<Vec<_>>().join("+")));
+        }
         let era = self.era.as_deref().map(|e| format!(" era={}", clean(e))).unwrap_or_default();
         format!(
             "<!-- {OVERVIEW} v1 head={} rules={} config={}{era}{held} -->\n\n",
@@ -118,16 +240,24 @@ impl OverviewMarker {
 
     pub fn parse(body: &str) -> Option<OverviewMarker> {
         let fields = fields(body, OVERVIEW)?;
-        let held = field(&fields, "held").map(|h| match h {
+        let mut held: Option<Vec<Held>> = field(&fields, "held").map(|h| match h {
             "-" => Vec::new(),
             list => list.split('+').filter_map(Held::parse).collect(),
         });
+        let at = field(&fields, "held_at").unwrap_or_default().split('+').filter_map(Held::parse_at);
+        for (id, line, reviewers) in at {
+            if let Some(h) = held.iter_mut().flatten().find(|h| h.id == id) {
+                (h.line, h.reviewers) = (Some(line), reviewers);
+            }
+        }
+        let gone = field(&fields, "gone").map(|g| g.split('+').filter_map(Gone::parse).collect());
         Some(OverviewMarker {
             head: field(&fields, "head")?.to_string(),
             rules: field(&fields, "rules").unwrap_or_default().to_string(),
             config: field(&fields, "config").unwrap_or_default().to_string(),
             held,
             era: field(&fields, "era").map(str::to_string),
+            gone: gone.unwrap_or_default(),
         })
     }
 }
@@ -193,6 +323,7 @@ mod tests {
             config: "c0ffee".into(),
             held: None,
             era: None,
+            gone: Vec::new(),
         };
         assert_eq!(OverviewMarker::parse(&format!("{}body", o.render())), Some(o.clone()));
         let f = FindingMarker { id: "3f2a9c01".into(), resolved: true, era: None };
@@ -211,6 +342,7 @@ mod tests {
             config: "c".into(),
             held: None,
             era: None,
+            gone: Vec::new(),
         };
         assert_eq!(OverviewMarker::parse(&o.render()).unwrap().rules, "v3+lock:9f86d081884c");
     }
@@ -218,8 +350,20 @@ mod tests {
     #[test]
     fn held_findings_round_trip_and_an_older_marker_says_nothing_about_them() {
         let held = vec![
-            Held { id: "5e0c1d2b3a4f6e7d".into(), severity: Severity::High, path: path_tag("src/a b.rs") },
-            Held { id: "0011".into(), severity: Severity::Low, path: path_tag("lib/c.py") },
+            Held {
+                id: "5e0c1d2b3a4f6e7d".into(),
+                severity: Severity::High,
+                path: path_tag("src/a b.rs"),
+                line: None,
+                reviewers: vec![],
+            },
+            Held {
+                id: "0011".into(),
+                severity: Severity::Low,
+                path: path_tag("lib/c.py"),
+                line: None,
+                reviewers: vec![],
+            },
         ];
         let o = OverviewMarker {
             head: "abc".into(),
@@ -227,6 +371,7 @@ mod tests {
             config: "c".into(),
             held: Some(held),
             era: None,
+            gone: Vec::new(),
         };
         assert_eq!(OverviewMarker::parse(&o.render()), Some(o.clone()));
         let none = OverviewMarker { held: Some(vec![]), ..o.clone() };
@@ -234,6 +379,60 @@ mod tests {
         let old = "<!-- gauntlet:overview v1 head=abc rules=r config=c -->\n\nbody";
         assert_eq!(OverviewMarker::parse(old).unwrap().held, None, "unknown, not empty");
         assert_ne!(path_tag("src/a.rs"), path_tag("src/b.rs"));
+    }
+
+    /// Reviewer names are rule names: whatever they hold, the marker stays one
+    /// line of fields and gives the names back as they were.
+    #[test]
+    fn held_and_gone_entries_keep_lines_and_any_reviewer_name() {
+        let odd: Vec<String> =
+            ["logic", "a.b+c", "x --> y=z", "naïve_rule:v2", "_5f", "-"].iter().map(|s| s.to_string()).collect();
+        let o = OverviewMarker {
+            head: "abc".into(),
+            rules: "r".into(),
+            config: "c".into(),
+            held: Some(vec![
+                Held {
+                    id: "aa".into(),
+                    severity: Severity::Medium,
+                    path: path_tag("a"),
+                    line: Some(12),
+                    reviewers: odd.clone(),
+                },
+                Held { id: "bb".into(), severity: Severity::Low, path: path_tag("b"), line: None, reviewers: vec![] },
+            ]),
+            era: Some("e1".into()),
+            gone: vec![
+                Gone { id: "cc".into(), severity: Severity::High, fixed: true, reviewers: odd.clone() },
+                Gone { id: "dd".into(), severity: Severity::Low, fixed: false, reviewers: vec!["logic".into()] },
+            ],
+        };
+        let line = o.render();
+        assert_eq!(line.lines().next().unwrap().matches("-->").count(), 1, "{line}");
+        assert_eq!(OverviewMarker::parse(&line), Some(o.clone()));
+        // An older gauntlet reads `held` entries of exactly three parts.
+        let held = format!(" held=m.aa.{}+l.bb.{} ", path_tag("a"), path_tag("b"));
+        assert!(line.contains(&held), "{line}");
+        // A gone list written without a held one, and an overview with neither.
+        let only_gone = OverviewMarker { held: None, ..o.clone() };
+        assert_eq!(OverviewMarker::parse(&only_gone.render()), Some(only_gone));
+        let old = "<!-- gauntlet:overview v1 head=abc rules=r config=c held=h.aa.0f -->\n\n";
+        let parsed = OverviewMarker::parse(old).unwrap();
+        assert_eq!(parsed.held.unwrap()[0].line, None);
+        assert!(parsed.gone.is_empty());
+    }
+
+    #[test]
+    fn a_malformed_held_or_gone_entry_is_dropped_not_misread() {
+        let bad = "<!-- gauntlet:overview v1 head=abc rules=r config=c held=h.aa.0f+m.bb.0f+l.cc.0f+h.dd.0f.3 \
+                   held_at=aa.x.logic+bb.3.lo_zz+cc.4.ok+zz.5.ghost gone=fh.dd.+xh.ee.a+wl.ff.b_2ec -->\n\n";
+        let m = OverviewMarker::parse(bad).unwrap();
+        let held: Vec<(&str, Option<u32>)> = m.held.as_ref().unwrap().iter().map(|h| (h.id.as_str(), h.line)).collect();
+        // A line that is no number, a broken escape: no line or reviewers; an
+        // entry of too many parts is dropped, one for no held finding ignored.
+        assert_eq!(held, vec![("aa", None), ("bb", None), ("cc", Some(4))]);
+        let gone: Vec<(&str, &[String])> = m.gone.iter().map(|g| (g.id.as_str(), &g.reviewers[..])).collect();
+        assert_eq!(gone, vec![("ff", &["b.c".to_string()][..])], "no reviewers, an unknown outcome");
     }
 
     #[test]

@@ -7,6 +7,13 @@
 //! precision was earned can call [`last_decided`] and [`Tally::precision`] on the
 //! same records.
 //!
+//! The record covers every finding the pipeline published: those with an inline
+//! comment, and those only the overview showed (outside the diff, over the cap,
+//! carried over), which its marker holds and, once a later run no longer finds
+//! them, remembers as gone ([`crate::marker::Gone`]). For an overview finding,
+//! "resolved by the pipeline" means gone, and "lines changed" means the push
+//! between the run that held it and the run that dropped it touched its line.
+//!
 //! A published finding ends in exactly one [`Outcome`], checked in this order:
 //! 1. **dismissed**: [`crate::dismissal::assess`] counts a dismissal on its thread
 //!    (the one definition; nothing here re-decides it);

@@ -5,11 +5,14 @@
 use crate::PublishError;
 use crate::body::{self, OverviewFacts};
 use crate::dismissal::Dismissals;
+use crate::history::touches;
 use crate::host::{CodeHost, Existing, NewComment};
-use crate::marker::{Held, OverviewMarker, path_tag};
+use crate::marker::{Gone, Held, OverviewMarker, path_tag};
 use crate::plan::{Action, Candidate, Options, Plan, plan_sync};
 use crate::suggest::Dialect;
+use gauntlet_change::{FileDiff, FileStatus};
 use gauntlet_review::Review;
+use gauntlet_review::contract::Location;
 use std::collections::BTreeSet;
 
 /// What to publish.
@@ -27,7 +30,14 @@ pub struct Request<'a> {
     /// The verdict on what people did on the existing threads
     /// ([`crate::dismissal::check`]); the overview lists it.
     pub dismissals: Dismissals,
+    /// What changed (`git diff -U0`) from the head the last overview records to
+    /// this run's head; `None` when that is unknown. A held finding this run
+    /// drops counts as fixed only when these changes touch its line.
+    pub since_last: Option<Vec<FileDiff>>,
 }
+
+/// Most findings an overview remembers as gone; the oldest are dropped first.
+pub const MAX_GONE: usize = 200;
 
 /// What a sync did, for the log.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -112,9 +122,55 @@ fn carried(existing: &Existing, request: &Request<'_>) -> Vec<Held> {
 fn held(request: &Request<'_>, plan: &Plan) -> Vec<Held> {
     let here = plan.overview.iter().map(|&i| {
         let p = request.candidates[i].finding;
-        Held { id: p.id.clone(), severity: p.severity, path: path_tag(crate::plan::path_of(p)) }
+        Held {
+            id: p.id.clone(),
+            severity: p.severity,
+            path: path_tag(crate::plan::path_of(p)),
+            line: Location::parse(&p.location).map(|l| l.start),
+            reviewers: if p.raised_by.is_empty() { vec![p.reviewer.clone()] } else { p.raised_by.clone() },
+        }
     });
     here.chain(plan.carried.iter().cloned()).collect()
+}
+
+/// What the new overview's marker records as gone, and how many of the oldest
+/// entries [`MAX_GONE`] cut: the earlier overview's gone findings, less those
+/// this run shows again, and the findings it held that this run left out of
+/// `held` without raising them again on the pull request (so their file was
+/// reviewed), or that were dismissed. An entry without its line or reviewers
+/// (an older marker) cannot be counted, so it is not kept.
+fn gone(existing: &Existing, request: &Request<'_>, held: &[Held]) -> (Vec<Gone>, usize) {
+    let Some(old) = existing.overview.as_ref().and_then(|o| OverviewMarker::parse(&o.body)) else {
+        return (Vec::new(), 0);
+    };
+    let raised: BTreeSet<&str> = request.candidates.iter().map(|c| c.finding.id.as_str()).collect();
+    let kept: BTreeSet<&str> = held.iter().map(|h| h.id.as_str()).collect();
+    // Shown again: in the overview, or raised and not dismissed (so inline).
+    let back = |id: &str| kept.contains(id) || (raised.contains(id) && !request.dismissals.is_finding_dismissed(id));
+    let mut gone: Vec<Gone> = old.gone.into_iter().filter(|g| !back(&g.id)).collect();
+    for h in old.held.unwrap_or_default().into_iter().filter(|h| !back(&h.id)) {
+        let Some(line) = h.line.filter(|_| !h.reviewers.is_empty()) else { continue };
+        let fixed = touched(request.since_last.as_deref(), &h.path, line);
+        gone.retain(|g| g.id != h.id);
+        gone.push(Gone { id: h.id, severity: h.severity, fixed, reviewers: h.reviewers });
+    }
+    let cut = gone.len().saturating_sub(MAX_GONE);
+    gone.drain(..cut);
+    (gone, cut)
+}
+
+/// Whether `diffs` (unknown: no) change line `line`, on the old side, of the
+/// file whose [`path_tag`] is `path`. A deleted file's every line changed; a
+/// copy leaves its source as it was.
+fn touched(diffs: Option<&[FileDiff]>, path: &str, line: u32) -> bool {
+    let from =
+        |d: &&FileDiff| d.status != FileStatus::Copied && d.old_path.as_deref().is_some_and(|p| path_tag(p) == path);
+    let files = diffs.unwrap_or_default().iter().filter(from);
+    files.flat_map(|d| &d.hunks).any(|h| {
+        // `git diff` numbers a pure insertion by the old line it follows.
+        let start = if h.old_lines == 0 { h.old_start + 1 } else { h.old_start };
+        touches(start, h.old_lines, line, line)
+    })
 }
 
 /// Publish `request` to `host`, given what `existing` found there.
@@ -143,7 +199,15 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
             existing.unread.join("; ")
         ));
     }
-    request.marker.held = Some(held(&request, &plan));
+    let held = held(&request, &plan);
+    let (gone, cut) = gone(existing, &request, &held);
+    if cut > 0 {
+        request.notes.push(format!(
+            "This overview remembers at most {MAX_GONE} findings a later run no longer found; the {cut} oldest were dropped, so gauntlet stats no longer counts them."
+        ));
+    }
+    request.marker.held = Some(held);
+    request.marker.gone = gone;
     let mut summary = Summary::default();
     apply(host, existing, &plan, &head, &mut summary).await.map_err(|e| partial(e, &summary, "did not"))?;
     let facts = OverviewFacts {

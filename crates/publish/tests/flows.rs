@@ -35,6 +35,7 @@ async fn publish_in(
         config: "cfg1".into(),
         held: None,
         era: era.map(str::to_string),
+        gone: Vec::new(),
     };
     let request = Request {
         review: &review,
@@ -44,8 +45,36 @@ async fn publish_in(
         reviewed: None,
         notes: vec![],
         dismissals,
+        since_last: None,
     };
     sync(host.as_ref(), &existing, request).await
+}
+
+/// A full run whose head follows the last overview's by `diff` (`git diff -U0`).
+async fn publish_after(fake: &Fake, published: Vec<Published>, diff: &str) {
+    let review = review(published);
+    let host = fake.host();
+    let existing = host.existing(HEAD).await.unwrap();
+    let dismissals = dismissal::check(host.as_ref(), &existing, Policy::default()).await;
+    let marker = OverviewMarker {
+        head: HEAD.into(),
+        rules: review.rules_version.clone(),
+        config: "cfg1".into(),
+        held: None,
+        era: None,
+        gone: Vec::new(),
+    };
+    let request = Request {
+        review: &review,
+        candidates: candidates(&review.published),
+        marker,
+        cap: 15,
+        reviewed: None,
+        notes: vec![],
+        dismissals,
+        since_last: Some(gauntlet_change::parse_patch(diff).unwrap()),
+    };
+    sync(host.as_ref(), &existing, request).await.unwrap();
 }
 
 /// An incremental run that reviewed only `paths`: what stands without being
@@ -61,6 +90,7 @@ async fn publish_incremental(fake: &Fake, published: Vec<Published>, paths: &[&s
         config: "cfg1".into(),
         held: None,
         era: None,
+        gone: Vec::new(),
     };
     let request = Request {
         review: &review,
@@ -70,6 +100,7 @@ async fn publish_incremental(fake: &Fake, published: Vec<Published>, paths: &[&s
         reviewed: Some(paths.iter().map(|p| p.to_string()).collect()),
         notes: vec![],
         dismissals,
+        since_last: None,
     };
     let plan = preview(&existing, &request, host.dialect());
     sync(host.as_ref(), &existing, request).await.unwrap();
@@ -576,10 +607,73 @@ async fn a_finding_only_the_overview_holds_is_dismissed_by_id(fake: Fake) {
     assert_eq!((summary.dismissed, summary.in_overview), (1, 0), "{summary:?}");
     let text = overview(&fake);
     assert!(!text.contains("except: pass"), "no longer listed: {text}");
+    let gone = OverviewMarker::parse(&text).unwrap().gone;
+    assert!(gone.iter().any(|g| g.id == id), "still in the record, where the dismissal counts: {text}");
     assert!(text.contains(&format!("finding `{id}` (a pull request comment): **alice** replied `/gauntlet false-positive`: the handler is internal")), "{text}");
     assert!(text.contains("mallory replied `/gauntlet dismiss`, not counted"), "{text}");
     let left = ids(&standing_now(&fake).await.unwrap());
     assert!(left.len() == 2 && left.iter().all(|(i, ..)| *i != id), "{left:?}");
+}
+
+/// The overview is edited in place, so what it held and a later run no longer
+/// found is remembered in its marker: fixed when the push touched the flagged
+/// line, withdrawn when it did not, and forgotten again when the finding is back.
+async fn a_held_finding_a_later_run_drops_is_remembered_as_fixed_or_withdrawn(fake: Fake) {
+    let mut first = run(0);
+    first[1].inline = false;
+    first[2].inline = false;
+    first[2].raised_by = vec!["correctness".into(), "error handling".into()];
+    publish(&fake, first.clone()).await.unwrap();
+    let marker = OverviewMarker::parse(&overview(&fake)).unwrap();
+    let held = marker.held.unwrap();
+    assert_eq!(held.iter().map(|h| (h.line, h.reviewers.len())).collect::<Vec<_>>(), [(Some(20), 1), (Some(3), 2)]);
+    // The push changed line 3 of lib/c.py and a line of src/b.rs far from 20.
+    let push = "diff --git a/lib/c.py b/lib/c.py\n--- a/lib/c.py\n+++ b/lib/c.py\n@@ -3 +3 @@\n-except: pass\n+except ValueError: raise\n\
+                diff --git a/src/b.rs b/src/b.rs\n--- a/src/b.rs\n+++ b/src/b.rs\n@@ -40,0 +41 @@\n+// note\n";
+    publish_after(&fake, vec![first[0].clone()], push).await;
+    let marker = OverviewMarker::parse(&overview(&fake)).unwrap();
+    assert_eq!(marker.held, Some(vec![]));
+    let gone: Vec<(&str, bool, Vec<String>)> =
+        marker.gone.iter().map(|g| (g.id.as_str(), g.fixed, g.reviewers.clone())).collect();
+    let (b, c) = (first[1].id.as_str(), first[2].id.as_str());
+    assert_eq!(gone, vec![(b, false, vec!["correctness".to_string()]), (c, true, first[2].raised_by.clone())]);
+    // b comes back: it is held again and no longer gone; c stays gone.
+    publish_after(&fake, vec![first[0].clone(), first[1].clone()], "").await;
+    let marker = OverviewMarker::parse(&overview(&fake)).unwrap();
+    assert_eq!(marker.held.unwrap().iter().map(|h| h.id.as_str()).collect::<Vec<_>>(), [b]);
+    assert_eq!(marker.gone.iter().map(|g| (g.id.as_str(), g.fixed)).collect::<Vec<_>>(), [(c, true)]);
+}
+
+/// The gone list is bounded: a run that adds one to a full list drops the
+/// oldest entry, and the overview says the record lost it.
+#[tokio::test]
+async fn github_the_gone_list_keeps_the_newest_200_and_says_so() {
+    use gauntlet_publish::marker::{Gone, Held, path_tag};
+    let fake = fakes::github::start().await;
+    let gone =
+        |i: usize| Gone { id: format!("g{i}"), severity: Severity::Low, fixed: false, reviewers: vec!["x".into()] };
+    let held = Held {
+        id: "h1".into(),
+        severity: Severity::High,
+        path: path_tag("src/a.rs"),
+        line: Some(10),
+        reviewers: vec!["correctness".into()],
+    };
+    let marker = OverviewMarker {
+        head: HEAD.into(),
+        rules: "r".into(),
+        config: "c".into(),
+        held: Some(vec![held]),
+        era: None,
+        gone: (0..200).map(gone).collect(),
+    };
+    fake.state().add(None, None, fakes::PIPELINE, &format!("{}overview", marker.render()));
+    publish_after(&fake, vec![], "").await;
+    let text = overview(&fake);
+    let after = OverviewMarker::parse(&text).unwrap();
+    assert_eq!(after.gone.len(), 200);
+    assert_eq!((after.gone[0].id.as_str(), after.gone[199].id.as_str()), ("g1", "h1"), "the oldest went");
+    assert!(text.contains("the 1 oldest were dropped, so gauntlet stats no longer counts them"), "{text}");
 }
 
 #[tokio::test]
@@ -630,6 +724,7 @@ for_each_host!(
     earlier_findings_stand_until_reviewed_or_dismissed,
     a_finding_only_the_overview_holds_is_dismissed_by_id,
     comments_carry_the_era_they_were_raised_in,
+    a_held_finding_a_later_run_drops_is_remembered_as_fixed_or_withdrawn,
 );
 
 #[tokio::test]

@@ -83,6 +83,7 @@ async fn a_flood_of_empty_pull_requests_does_not_push_the_kept_record_out() {
                 author: AUTHOR.into(),
                 threads: Vec::new(),
                 comments: Vec::new(),
+                overviews: Vec::new(),
             });
         }
         let fake = FakeRepo::start(kind, repo).await;

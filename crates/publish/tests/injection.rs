@@ -108,8 +108,14 @@ fn the_overview_carries_hostile_text_only_escaped_under_gauntlets_own_marker() {
             gaps: vec![Gap { step: "find".into(), reviewer: None, finding: None, message: text.clone() }],
             ..Review::default()
         };
-        let marker =
-            OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None, era: None };
+        let marker = OverviewMarker {
+            head: "abc".into(),
+            rules: "r".into(),
+            config: "c".into(),
+            held: None,
+            era: None,
+            gone: Vec::new(),
+        };
         let facts = OverviewFacts { findings: vec![&finding], notes: vec![text.clone()], ..Default::default() };
         let body = overview(&review, &marker, &facts);
         assert_eq!(OverviewMarker::parse(&body), Some(marker), "{name}");
@@ -143,8 +149,14 @@ fn names_and_reasons_people_wrote_reach_the_overview_only_escaped() {
             if p.id == "u1" { Access::Write } else { Access::Unknown(first.clone()) }
         });
         assert_eq!((verdict.counted.len(), verdict.ignored.len()), (1, 1), "{name}");
-        let marker =
-            OverviewMarker { head: "abc".into(), rules: "r".into(), config: "c".into(), held: None, era: None };
+        let marker = OverviewMarker {
+            head: "abc".into(),
+            rules: "r".into(),
+            config: "c".into(),
+            held: None,
+            era: None,
+            gone: Vec::new(),
+        };
         let facts = OverviewFacts { dismissals: body::dismissal_lines(&threads, &verdict), ..Default::default() };
         let body = overview(&Review::default(), &marker, &facts);
         assert_eq!(OverviewMarker::parse(&body), Some(marker), "{name}");

@@ -188,7 +188,7 @@ fn terminal(what: &str, read: &Read, f: &Figures) -> String {
     if read.edited + read.unreadable > 0 {
         let _ = writeln!(
             out,
-            "\nleft out: {} comment(s) someone other than the pipeline edited, {} whose header could not be read",
+            "\nleft out: {} comment(s) someone other than the pipeline edited, {} finding(s) whose comment header or overview entry could not be read",
             read.edited, read.unreadable
         );
     }

@@ -39,8 +39,8 @@ pub fn render(what: &str, read: &Read, f: &Figures) -> String {
     if read.edited + read.unreadable > 0 {
         let _ = writeln!(
             h,
-            "<p id=\"left-out\">Left out: {} comment(s) someone other than the pipeline edited, {} whose header \
-             could not be read.</p>",
+            "<p id=\"left-out\">Left out: {} comment(s) someone other than the pipeline edited, {} finding(s) whose \
+             comment header or overview entry could not be read.</p>",
             read.edited, read.unreadable
         );
     }

@@ -6,6 +6,7 @@
 use super::{AUTHOR, PERSON, PIPELINE, READER, json, not_found};
 use gauntlet_publish::body;
 use gauntlet_publish::history::History;
+pub use gauntlet_publish::marker::{Gone, Held, OverviewMarker, path_tag};
 use gauntlet_review::contract::{Lens, Severity};
 use gauntlet_review::review::Published;
 use serde_json::{Value, json};
@@ -41,6 +42,9 @@ pub struct RPull {
     pub threads: Vec<RThread>,
     /// Comments on the pull request outside any review thread: (who, text).
     pub comments: Vec<(String, String)>,
+    /// Overview comments, served before `comments` (`path` and `line` unused):
+    /// the pipeline's, and any forged by someone else.
+    pub overviews: Vec<RThread>,
 }
 
 #[derive(Debug)]
@@ -75,6 +79,23 @@ impl Repo {
     pub fn id(&mut self) -> u64 {
         self.next += 1;
         self.next
+    }
+
+    /// Every finding reviewer `from` raised, raised by `to` instead: in the
+    /// comments' headers and in the overviews' markers.
+    pub fn rename_reviewer(&mut self, from: &str, to: &str) {
+        let rename = |names: &mut Vec<String>| names.iter_mut().filter(|n| *n == from).for_each(|n| *n = to.into());
+        for pull in &mut self.pulls {
+            for t in &mut pull.threads {
+                t.body = t.body.replace(&format!("`{from}`"), &format!("`{to}`"));
+            }
+            for o in &mut pull.overviews {
+                let Some(mut m) = OverviewMarker::parse(&o.body) else { continue };
+                m.held.iter_mut().flatten().for_each(|h| rename(&mut h.reviewers));
+                m.gone.iter_mut().for_each(|g| rename(&mut g.reviewers));
+                o.body = format!("{}{}", m.render(), gauntlet_publish::marker::strip(&o.body));
+            }
+        }
     }
 }
 
@@ -329,10 +350,20 @@ pub fn scenario(kind: Kind) -> Repo {
         h.thumbs_down.push(READER.into());
     }
     pr2.push(h);
+    let overviews3 = vec![overview(&mut r, PIPELINE, &pr3[0].body)];
+    let mut overviews2 = Vec::new();
+    // An overview the author edited, holding a finding: left out.
+    if kind != Kind::Azure {
+        let mut edited = overview(&mut r, PIPELINE, "");
+        edited.edited_by = Some(AUTHOR.into());
+        overviews2.push(edited);
+    }
     // I: fixed, a month earlier.
     let mut i = posted(&mut r, "src/i.rs", &["security"], High, true);
     i.outdated = true;
     let open = posted(&mut r, "src/o.rs", &["logic"], High, false);
+    // The author's forged overview, claiming a fixed finding: not counted.
+    let forged = overview(&mut r, AUTHOR, "");
     let at = |d: &str| format!("{d}T12:00:00Z");
     let pull = |number, state, closed: &str, updated: &str, threads| RPull {
         number,
@@ -342,14 +373,61 @@ pub fn scenario(kind: Kind) -> Repo {
         author: AUTHOR.into(),
         threads,
         comments: Vec::new(),
+        overviews: Vec::new(),
     };
     r.pulls = vec![
-        pull(1, "merged", "2024-01-20", "2024-01-21", vec![i]),
-        pull(2, "closed", "2024-02-10", "2024-03-09", pr2),
-        pull(3, "merged", "2024-03-05", "2024-03-05", pr3),
+        RPull { overviews: vec![forged], ..pull(1, "merged", "2024-01-20", "2024-01-21", vec![i]) },
+        RPull { overviews: overviews2, ..pull(2, "closed", "2024-02-10", "2024-03-09", pr2) },
+        RPull { overviews: overviews3, ..pull(3, "merged", "2024-03-05", "2024-03-05", pr3) },
         pull(4, "open", "", "2024-03-10", vec![open]),
     ];
+    // N: dismissed by a writer's command naming it.
+    let n = held_id(&r.pulls[2].overviews[0], "n");
+    r.pulls[2].comments.push((PERSON.into(), format!("/gauntlet dismiss {n} only reached in tests")));
     r
+}
+
+/// An overview by `who` holding, and remembering as gone, findings in every
+/// outcome (see `tests/history.rs`); it also holds the finding of the inline
+/// comment `threaded`, which counts once, from its comment.
+///
+/// Held: J (`logic`, medium; ignored once merged), N (`logic`, medium;
+/// dismissed by id when the scenario adds the command), an older entry without
+/// line or reviewers (unreadable). Gone: K (`security`, high, fixed), L
+/// (`logic`, low, withdrawn).
+fn overview(repo: &mut Repo, who: &str, threaded: &str) -> RThread {
+    use Severity::*;
+    let mut id = |tag: &str| format!("{tag}{}", repo.id());
+    let held = |id: String, severity, reviewer: &str| Held {
+        id,
+        severity,
+        path: path_tag("src/x.rs"),
+        line: Some(7),
+        reviewers: vec![reviewer.to_string()],
+    };
+    let mut holds = vec![held(id("j"), Medium, "logic"), held(id("n"), Medium, "logic")];
+    holds.push(Held { line: None, reviewers: vec![], ..held(id("old"), High, "") });
+    if let Some(m) = gauntlet_publish::FindingMarker::parse(threaded) {
+        holds.push(held(m.id, Low, "logic"));
+    }
+    let gone =
+        |id: String, severity, fixed, reviewer: &str| Gone { id, severity, fixed, reviewers: vec![reviewer.into()] };
+    let marker = OverviewMarker {
+        head: "2c26b46b68ffc68ff99b453c1d30413413422d70".into(),
+        rules: "v3".into(),
+        config: "c".into(),
+        held: Some(holds),
+        era: None,
+        gone: vec![gone(id("k"), High, true, "security"), gone(id("l"), Low, false, "logic")],
+    };
+    let note = repo.id();
+    RThread { note, opener: who.into(), body: format!("{}## gauntlet review", marker.render()), ..RThread::default() }
+}
+
+/// The id of the finding `overview` holds whose id starts with `prefix`.
+pub fn held_id(overview: &RThread, prefix: &str) -> String {
+    let held = OverviewMarker::parse(&overview.body).unwrap().held.unwrap();
+    held.into_iter().map(|h| h.id).find(|id| id.starts_with(prefix)).unwrap()
 }
 
 // --- GitHub ---------------------------------------------------------------
@@ -409,16 +487,22 @@ fn github(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> R
     }
 }
 
-/// A page of `p`'s own comments from index `start`, `page_size` long.
+/// A page of `p`'s own comments, overviews first, from index `start`, `page_size` long.
 fn gh_comments(repo: &Repo, p: &RPull, start: usize) -> Value {
-    let nodes: Vec<Value> = p
-        .comments
-        .iter()
-        .skip(start)
-        .take(repo.page_size)
-        .map(|(who, text)| json!({"body": text, "author": {"login": gh_login(who)}, "lastEditedAt": null}))
-        .collect();
-    let more = p.comments.len() > start + repo.page_size;
+    let overviews = p.overviews.iter().map(|o| {
+        let edits: Vec<Value> = o.edited_by.iter().map(|who| json!({"editor": {"login": gh_login(who)}})).collect();
+        json!({"body": o.body, "author": {"login": gh_login(&o.opener)},
+               "lastEditedAt": o.edited_by.as_ref().map(|_| "2024-03-01T00:00:00Z"),
+               "editor": o.edited_by.as_ref().map(|w| json!({"login": gh_login(w)})),
+               "userContentEdits": {"totalCount": edits.len(), "nodes": edits}})
+    });
+    let comments = p.comments.iter().map(|(who, text)| {
+        json!({"body": text, "author": {"login": gh_login(who)}, "lastEditedAt": null,
+               "userContentEdits": {"totalCount": 0, "nodes": []}})
+    });
+    let all: Vec<Value> = overviews.chain(comments).collect();
+    let nodes: Vec<Value> = all.iter().skip(start).take(repo.page_size).cloned().collect();
+    let more = all.len() > start + repo.page_size;
     json!({"pageInfo": {"hasNextPage": more, "endCursor": (start + repo.page_size).to_string()}, "nodes": nodes})
 }
 
@@ -470,6 +554,7 @@ fn gitlab(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> R
         let nodes: Vec<Value> = p
             .threads
             .iter()
+            .chain(&p.overviews)
             .map(|t| {
                 let editor = t.edited_by.as_ref().map(|w| json!({"id": format!("gid://gitlab/User/{}", uid(w))}));
                 json!({"id": format!("gid://gitlab/DiffNote/{}", t.note), "lastEditedBy": editor})
@@ -506,6 +591,10 @@ fn gitlab(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> R
         // The pipeline's discussions, then everyone's comments on the merge request
         // (each a discussion of one note), all in one paged list.
         let mut all: Vec<Value> = p.threads.iter().map(gl_discussion).collect();
+        all.extend(p.overviews.iter().map(|o| {
+            let note = json!({"id": o.note, "body": o.body, "author": gl_user(&o.opener), "system": false});
+            json!({"id": format!("o{}", o.note), "individual_note": true, "notes": [note]})
+        }));
         all.extend(p.comments.iter().enumerate().map(|(i, (who, text))| {
             let note = json!({"id": 5000 + i, "body": text, "author": gl_user(who), "system": false});
             json!({"id": format!("c{i}"), "individual_note": true, "notes": [note]})
@@ -624,6 +713,12 @@ fn azure(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> Re
         ]})),
         "threads" => {
             let mut list: Vec<Value> = p.threads.iter().map(az_thread).collect();
+            // Overviews: threads without a file context, created closed.
+            list.extend(p.overviews.iter().map(|o| {
+                let comment =
+                    json!({"id": 1, "content": o.body, "author": az_identity(&o.opener), "commentType": "text"});
+                json!({"id": o.note, "status": "closed", "isDeleted": false, "comments": [comment]})
+            }));
             // Comments on the pull request itself: threads without a file context.
             list.extend(p.comments.iter().enumerate().map(|(i, (who, text))| {
                 let comment = json!({"id": 1, "content": text, "author": az_identity(who), "commentType": "text"});

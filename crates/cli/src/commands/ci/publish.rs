@@ -10,7 +10,7 @@ use gauntlet_change::FileDiff;
 use gauntlet_change::git::Git;
 use gauntlet_loop::engine::Settings as LoopSettings;
 use gauntlet_publish::standing::{self, Standing};
-use gauntlet_publish::{Candidate, OverviewMarker, Policy, Request, anchor, dismissal};
+use gauntlet_publish::{Candidate, Existing, OverviewMarker, Policy, Request, anchor, dismissal};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Location;
 use std::collections::BTreeSet;
@@ -118,9 +118,11 @@ pub fn post(
         config: target.digest.clone(),
         held: None,
         era: Some(gauntlet_publish::marker::era_tag(target.prepared.all_rules_version(), &target.model)),
+        gone: Vec::new(),
     };
+    let since_last = since_last(target.git, existing, &review.head);
     let dismissals = interrupt::block_on(runtime, STOPPED, dismissal::check(host.as_ref(), existing, target.policy))?;
-    let mut request = Request { review, candidates, marker, cap: target.cap, reviewed, notes, dismissals };
+    let mut request = Request { review, candidates, marker, cap: target.cap, reviewed, notes, dismissals, since_last };
     if let Some(settings) = &target.suggest {
         let fixes =
             super::suggest::Fixes { git: target.git, prepared: target.prepared, review, settings, diffs: &diffs };
@@ -154,6 +156,19 @@ pub fn unreviewed(runtime: &tokio::runtime::Runtime, poster: &Poster, policy: Po
     let dismissals = interrupt::block_on(runtime, super::STOPPED, dismissal::check(host.as_ref(), existing, policy))?;
     let standing = standing::without_review(existing, &dismissals);
     Ok(standing.map(|standing| Tally { dismissed: BTreeSet::new(), standing }))
+}
+
+/// What changed from the head the pull request's overview last recorded to
+/// `head`, line by line (`git diff -U0`), so a finding the overview held and
+/// this run drops can be told fixed from withdrawn; `None` when there is no
+/// such overview or git cannot compare the two (an earlier head a force-push
+/// left out of this clone, say).
+fn since_last(git: &Git, existing: &Existing, head: &str) -> Option<Vec<FileDiff>> {
+    let last = existing.overview.as_ref().and_then(|o| OverviewMarker::parse(&o.body))?.head;
+    // Only a commit id goes to git as an argument.
+    let last = Some(last).filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))?;
+    let text = git.diff(&["--unified=0", &last, head, "--"]).ok()?;
+    gauntlet_change::parse_patch(&text).ok()
 }
 
 fn place(diffs: &[FileDiff], location: &str, inline: bool) -> Option<gauntlet_publish::Anchor> {
