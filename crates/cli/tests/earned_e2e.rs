@@ -270,10 +270,10 @@ async fn a_push_that_leaves_the_flagged_file_alone_does_not_turn_earned_blocking
 // The same record on the other two hosts: GitLab's scenario holds the same
 // hostile data as GitHub's (its edit history names the author of the edit);
 // Azure DevOps' lets only a comment's author edit it, so its scenario has no
-// edited comment (G) and a reader's `/gauntlet dismiss` instead of a
-// thumbs-down (H). Either way G and H count for nothing, and the hand figure
-// stays 2 fixed (A, I) and 2 dismissed (C, F): 0.50 over 4; `correctness` 1 and
-// 1 (A, F), `security` 2 and 1 (A, I, C).
+// edited comment or overview (G) and a reader's `/gauntlet dismiss` instead of
+// a thumbs-down (H). Either way the author's and the reader's doings count for
+// nothing, and the hand figure is 3 fixed (A, I, K) and 3 dismissed (C, F, N):
+// 0.50 over 6, K and N being findings only the overview showed.
 
 /// The reason line of a run below the bar `min_findings = 2`, `min_precision = 0.9`.
 const BELOW: &str = "advisory: precision 0.50 over the last 6 decided findings; blocking needs 0.90";
@@ -282,11 +282,13 @@ const BELOW: &str = "advisory: precision 0.50 over the last 6 decided findings; 
 const ABOVE: &str = "blocking: precision 0.50 over the last 6 decided findings (bar 0.50, at least 2); reviewers that met the bar on their own findings: correctness, security";
 
 /// What the pull request's author did in the history, taken out: the comment the
-/// author opened (E), the author's own dismissal (D) and edit (G), and the
-/// reader's thumbs-down or command (H).
+/// author opened (E), the author's own dismissal (D) and edit (G), the reader's
+/// thumbs-down or command (H), the overview the author edited and the one the
+/// author forged.
 fn without_the_authors_doings(closed: &mut Repo) {
     for pull in &mut closed.pulls {
         pull.threads.retain(|t| !["src/d.rs", "src/e.rs", "src/g.rs", "src/h.rs"].contains(&t.path.as_str()));
+        pull.overviews.retain(|o| o.opener == fakes::PIPELINE && o.edited_by.is_none());
     }
 }
 
