@@ -346,6 +346,34 @@ fn the_ci_templates_check_out_full_history_and_grant_what_posting_needs() {
     }
 }
 
+#[test]
+fn the_ci_templates_keep_the_record_of_precision_where_the_next_run_finds_it() {
+    let action = include_str!("../../../action.yml");
+    let gitlab = include_str!("../../../ci/gitlab-ci.yml");
+    let azure = include_str!("../../../ci/azure-pipelines.yml");
+    // Each template caches one folder, points `ci` at it, and (GitHub, Azure
+    // DevOps) keeps it whole from a run outside pull requests.
+    let github_dir = "${{ runner.temp }}/gauntlet-record";
+    assert!(action.contains(&format!("path: {github_dir}")) && action.contains("restore-keys: gauntlet-record-"));
+    assert!(
+        action.contains("actions/cache/save@v4") && action.contains("if: always()"),
+        "saved when the job fails too"
+    );
+    assert!(action.contains(&format!("GAUNTLET_CACHE_DIR: {github_dir}")));
+    assert!(action.contains("stats --last 500 --keep-record \"$RUNNER_TEMP/gauntlet-record\""));
+    assert!(
+        gitlab.contains("GAUNTLET_CACHE_DIR: $CI_PROJECT_DIR/.gauntlet-record")
+            && gitlab.contains("- .gauntlet-record/")
+    );
+    let azure_dir = "$(Pipeline.Workspace)/gauntlet-record";
+    assert!(azure.contains("task: Cache@2") && azure.contains(&format!("path: {azure_dir}")));
+    assert!(azure.contains(&format!("GAUNTLET_CACHE_DIR: {azure_dir}")));
+    assert!(azure.contains(&format!("--keep-record \"{azure_dir}\"")));
+    let help = std::process::Command::new(support::bin()).args(["stats", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("--keep-record") && help.contains("--last"), "{help}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_cut_short_by_timeout_posts_nothing_and_fails() {
     let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));

@@ -91,6 +91,11 @@ impl Run {
     }
 
     async fn ci(&self, args: &[&str]) -> (i32, String, String) {
+        self.gauntlet("ci", args, &[]).await
+    }
+
+    /// `gauntlet COMMAND ARGS` in this pipeline's environment, plus `extra`.
+    async fn gauntlet(&self, command: &str, args: &[&str], extra: &[(&str, &str)]) -> (i32, String, String) {
         let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
         let uri = self.host.server.uri();
         let base = git(self.dir.path(), &["rev-parse", "main"]).trim().to_string();
@@ -125,8 +130,9 @@ impl Run {
                 ("BUILD_REPOSITORY_ID", "repo-id".into()),
             ],
         };
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let mut all = vec!["ci"];
+        let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        env.extend_from_slice(extra);
+        let mut all = vec![command];
         all.extend_from_slice(args);
         gauntlet_env(self.dir.path(), Wire::Anthropic, &model, &all, &env).await
     }
@@ -487,4 +493,26 @@ async fn a_push_the_gate_skips_does_not_turn_earned_blocking_green() {
     assert!(stderr.contains("skipped: "), "the gate skipped the push\n{stderr}");
     assert_eq!(code, 3, "the standing high finding still fails the job\n{stderr}");
     assert!(stderr.contains("from earlier runs still stand"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_record_stats_keeps_is_the_one_ci_reads_on_every_host() {
+    for kind in [Kind::GitHub, Kind::GitLab, Kind::Azure] {
+        let run = Run::on(kind, &earned("min_findings = 2\nmin_precision = 0.5\n")).await;
+        let kept = tempfile::tempdir().unwrap();
+        let dir = kept.path().to_str().unwrap();
+        // What the templates' scheduled run does on the default branch.
+        let (code, out, stderr) = run.gauntlet("stats", &["--last", "500", "--keep-record", dir], &[]).await;
+        assert_eq!(code, 0, "{kind:?}: {stderr}");
+        assert!(out.contains("3 merged or closed pull request(s)"), "{kind:?}: {out}");
+        let file: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(kept.path().join("earned.json")).unwrap()).unwrap();
+        assert_eq!(file["pulls"].as_object().unwrap().len(), 3, "{kind:?}: {file}");
+        assert!(file["commit"].is_null(), "stats reviews no commit");
+        // A pull request's run takes it up and reads none of them again.
+        let (code, _, stderr) = run.gauntlet("ci", &["--fail-on", "high"], &[("GAUNTLET_CACHE_DIR", dir)]).await;
+        assert_eq!(code, 3, "{kind:?}: {stderr}");
+        assert!(stderr.contains("(3 of them as an earlier read found them)"), "{kind:?}: {stderr}");
+        assert!(!run.dir.path().join(".git/gauntlet/earned.json").exists(), "{kind:?}: kept where it was pointed");
+    }
 }
