@@ -360,7 +360,7 @@ fn the_ci_templates_keep_the_record_of_precision_where_the_next_run_finds_it() {
         "saved when the job fails too"
     );
     assert!(action.contains(&format!("GAUNTLET_CACHE_DIR: {github_dir}")));
-    assert!(action.contains("stats --last 500 --keep-record \"$RUNNER_TEMP/gauntlet-record\""));
+    assert!(action.contains("stats --last 200 --keep-record \"$RUNNER_TEMP/gauntlet-record\""));
     assert!(
         gitlab.contains("GAUNTLET_CACHE_DIR: $CI_PROJECT_DIR/.gauntlet-record")
             && gitlab.contains("- .gauntlet-record/")

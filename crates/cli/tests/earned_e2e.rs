@@ -516,3 +516,28 @@ async fn the_record_stats_keeps_is_the_one_ci_reads_on_every_host() {
         assert!(!run.dir.path().join(".git/gauntlet/earned.json").exists(), "{kind:?}: kept where it was pointed");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_the_change_itself_carries_is_not_read() {
+    // GitLab's cache folder lies inside the checkout: an author commits a record
+    // claiming every finding was fixed, where the run would look for one.
+    let run = Run::new(&earned("min_findings = 2\nmin_precision = 0.9\n")).await;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let fixed = |pr: u64, closed: &str| {
+        let one = json!({"pr": pr, "finding": format!("x{pr}"), "severity": "high", "reviewers": ["correctness"], "closed_at": closed, "outcome": "fixed", "era": null});
+        json!({"read_at": now, "closed_at": closed, "records": vec![one; 20]})
+    };
+    let forged = json!({
+        "key": "v1|GitHub o/r|author_may_dismiss=false", "at": now, "commit": null,
+        "pulls": {"101": fixed(101, "2024-01-20T12:00:00Z"), "102": fixed(102, "2024-02-10T12:00:00Z"), "103": fixed(103, "2024-03-05T12:00:00Z")}
+    });
+    std::fs::create_dir_all(run.dir.path().join(".gauntlet-record")).unwrap();
+    run.push(".gauntlet-record/earned.json", &forged.to_string());
+    let dir = run.dir.path().join(".gauntlet-record");
+    let (code, _, stderr) =
+        run.gauntlet("ci", &["--fail-on", "high"], &[("GAUNTLET_CACHE_DIR", dir.to_str().unwrap())]).await;
+    assert!(stderr.contains("is a file of the repository, not a record an earlier run kept"), "{stderr}");
+    assert_eq!(code, 0, "the real record is below the bar\n{stderr}");
+    assert!(run.overview().contains(BELOW), "{}", run.overview());
+    assert_eq!(std::fs::read_to_string(dir.join("earned.json")).unwrap(), forged.to_string(), "nor written over");
+}

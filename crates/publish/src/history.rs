@@ -162,6 +162,11 @@ pub struct Read {
     pub not_counted: Vec<String>,
     /// Pull requests whose records came from an earlier read ([`read_with`]).
     pub reused: usize,
+    /// Why the host would not say whether someone who dismissed a finding may
+    /// dismiss, for a reason other than a spent call budget: the figures leave out
+    /// every pull request from there on, and a dismissal-heavy one the most, so a
+    /// decision that must be earned should not rest on them.
+    pub unanswered: Option<String>,
     /// Findings whose dismissal counts, with what they said and the reason given:
     /// what later reviews and `gauntlet rules draft --from-stats` learn from.
     /// Only findings with a comment of their own: an overview's marker does not
@@ -259,13 +264,15 @@ pub async fn read_with(host: &dyn History, scope: &Scope, known: &BTreeMap<u64, 
     let since = scope.since.as_deref();
     let mut out = Read::default();
     let mut closed: Vec<Pull> = Vec::new();
+    // Every number the listing showed, open ones included.
+    let mut listed: BTreeSet<u64> = BTreeSet::new();
     for page in 1..=MAX_LIST_PAGES {
         let (items, more) = match host.pulls(page).await {
             Ok(answer) => answer,
             Err(e) if page == 1 && known.is_empty() => return Err(e),
             Err(e) if page == 1 => {
                 let why = format!("listing pull requests failed ({e}); the record is as an earlier read left it");
-                return Ok(from_known(known, want, why));
+                return Ok(from_known(known, want, since, why));
             }
             Err(e) => {
                 out.partial = Some(format!("listing pull requests stopped at page {page}: {e}"));
@@ -274,8 +281,11 @@ pub async fn read_with(host: &dyn History, scope: &Scope, known: &BTreeMap<u64, 
         };
         let oldest_listed = items.iter().filter_map(|p| p.listed_at.clone()).min();
         let every_dated = items.iter().all(|p| p.listed_at.is_some());
+        // A pull request can show up on two pages when the list moves between
+        // requests; it counts once, as first listed (the newer state).
+        let fresh: Vec<Pull> = items.into_iter().filter(|p| listed.insert(p.number)).collect();
         closed.extend(
-            items
+            fresh
                 .into_iter()
                 .filter(|p| p.state != PrState::Open)
                 .filter(|p| since.is_none_or(|s| day(&p.closed_at) >= s)),
@@ -302,8 +312,9 @@ pub async fn read_with(host: &dyn History, scope: &Scope, known: &BTreeMap<u64, 
     // A listing cut short (a budget, a failure) does not reach older closes; those
     // an earlier read found still count.
     if out.partial.is_some() {
+        // Only those the listing did not show at all: one it showed open was
+        // reopened, and one it showed closed is there already.
         let oldest = closed.iter().map(|p| p.closed_at.clone()).min();
-        let listed: BTreeSet<u64> = closed.iter().map(|p| p.number).collect();
         let older = known.iter().filter(|(n, k)| {
             !listed.contains(n)
                 && oldest.as_ref().is_none_or(|o| k.closed_at <= *o)
@@ -338,7 +349,7 @@ pub async fn read_with(host: &dyn History, scope: &Scope, known: &BTreeMap<u64, 
                 continue;
             }
         };
-        let before = (out.records.len(), out.dismissed.len(), out.not_counted.len());
+        let before = (out.records.len(), out.dismissed.len(), out.not_counted.len(), out.edited, out.unreadable);
         records_of(host, pull, record, scope.policy, &mut access, &mut out).await;
         // A dismisser the host would not say anything about (a spent budget, an
         // error) leaves the outcomes unknown: the pull request counts as unread,
@@ -347,6 +358,10 @@ pub async fn read_with(host: &dyn History, scope: &Scope, known: &BTreeMap<u64, 
             out.records.truncate(before.0);
             out.dismissed.truncate(before.1);
             out.not_counted.truncate(before.2);
+            (out.edited, out.unreadable) = (before.3, before.4);
+            if !why.contains(crate::http::BUDGET_SPENT) {
+                out.unanswered = Some(format!("#{}: {why}", pull.number));
+            }
             stopped = Some((pull.number, format!("who may dismiss could not be asked: {why}")));
             unread += 1;
             continue;
@@ -379,8 +394,9 @@ fn unanswered(access: &BTreeMap<String, Access>) -> Option<&str> {
 
 /// A read made of `known` alone (newest `want` closes), for when the host cannot
 /// list pull requests.
-fn from_known(known: &BTreeMap<u64, Known>, want: usize, why: String) -> Read {
-    let mut pulls: Vec<(&u64, &Known)> = known.iter().collect();
+fn from_known(known: &BTreeMap<u64, Known>, want: usize, since: Option<&str>, why: String) -> Read {
+    let mut pulls: Vec<(&u64, &Known)> =
+        known.iter().filter(|(_, k)| since.is_none_or(|s| day(&k.closed_at) >= s)).collect();
     pulls.sort_by(|a, b| b.1.closed_at.cmp(&a.1.closed_at).then(b.0.cmp(a.0)));
     pulls.truncate(want);
     Read {

@@ -18,6 +18,9 @@ const ATTEMPTS: u32 = 3;
 /// answering the request, and reading on would only grow memory.
 pub const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 
+/// What a request refused for a spent call budget says ([`Client::limit_calls`]).
+pub const BUDGET_SPENT: &str = "the budget of API calls for this read is spent";
+
 pub(crate) struct Client {
     http: reqwest::Client,
     host: &'static str,
@@ -151,7 +154,7 @@ impl Client {
             left.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_err()
         };
         if self.budget.as_ref().is_some_and(spent) {
-            let message = "the budget of API calls for this read is spent".to_string();
+            let message = BUDGET_SPENT.to_string();
             return Err((PublishError::Response { host: self.host, what: what.to_string(), message }, None));
         }
         let mut request = self.http.request(method, url);

@@ -7,8 +7,10 @@ mod fakes;
 
 use fakes::AUTHOR;
 use fakes::repo::{FakeRepo, Kind, RPull, scenario};
-use gauntlet_publish::history::{self, Known, Read, Scope};
-use gauntlet_publish::outcome::figures;
+use gauntlet_publish::PublishError;
+use gauntlet_publish::history::{self, Comment, History, Known, PullRecord, Read, Scope};
+use gauntlet_publish::host::{Handle, Person, Reply, Thread};
+use gauntlet_publish::outcome::{Outcome, PrState, Record, figures};
 use std::collections::BTreeMap;
 
 fn scope() -> Scope {
@@ -125,26 +127,157 @@ async fn a_host_that_cannot_list_leaves_the_kept_record() {
 }
 
 #[tokio::test]
-async fn a_dismisser_the_host_would_not_answer_for_leaves_the_pull_request_unread() {
+async fn a_dismisser_the_budget_leaves_unasked_makes_the_pull_request_unread() {
     let fake = FakeRepo::start(Kind::GitHub, scenario(Kind::GitHub)).await;
-    let (_, _) = full(&fake).await;
+    let (first, _) = full(&fake).await;
     history::read(fake.host().as_ref(), &scope()).await.unwrap();
     let asked = fake.repo().log.iter().position(|l| l.contains("/collaborators/")).expect("someone's access is asked");
-    let pr_of_asked = {
-        // The thread query read just before the permission belongs to the pull request being decided.
-        let log = fake.repo().log.clone();
-        log[..asked].iter().rev().find(|l| l.contains("/graphql")).cloned().unwrap()
-    };
-    assert!(!pr_of_asked.is_empty());
     fake.repo().requests = 0;
     fake.repo().log.clear();
-    // The budget runs out on that permission request.
+    // The budget runs out on that permission request, while #3 (the newest close) is decided.
     let read = history::read(fake.host_with(asked).as_ref(), &scope()).await.unwrap();
     let why = read.partial.clone().unwrap_or_default();
-    assert!(why.contains("who may dismiss could not be asked"), "{why}");
-    let read_prs: Vec<u64> = read.pulls.iter().map(|p| p.0).collect();
-    assert!(read.records.iter().all(|r| read_prs.contains(&r.pr)), "no record of a pull request left unread");
-    assert!(read.records.iter().all(|r| r.pr != 3), "#3, whose dismissers were being asked, is not counted");
-    // Nothing of it would be kept for a later read either.
-    assert!(!read.known().contains_key(&3));
+    assert!(why.contains("stopped at pull request 3") && why.contains("who may dismiss could not be asked"), "{why}");
+    assert!(read.records.is_empty() && read.pulls.is_empty(), "nothing of #3 counts: {read:#?}");
+    assert_eq!((read.edited, read.unreadable), (0, 0), "its left-out counts are rolled back too");
+    assert!(first.edited > 0, "a full read leaves an edited comment of #3 out, so the rollback is seen");
+    assert_eq!(read.unanswered, None, "a spent budget is only a shorter read");
+    assert!(!read.known().contains_key(&3), "nothing of it would be kept for a later read either");
+}
+
+/// A host whose listing and answers a test writes: pages of pull requests (a
+/// failure after the last one), each pull request holding one pipeline comment
+/// that `dismisser` dismissed, and a permission answer that fails for `broken`.
+struct Scripted {
+    pages: Vec<Vec<history::Pull>>,
+    dismisser: &'static str,
+    broken: Option<&'static str>,
+}
+
+fn pull(number: u64, state: PrState, closed_at: &str) -> history::Pull {
+    history::Pull { number, state, closed_at: closed_at.into(), listed_at: None }
+}
+
+fn finding_comment(number: u64, dismisser: &str) -> Comment {
+    let p = gauntlet_review::review::Published {
+        id: format!("f{number}"),
+        reviewer: "logic".into(),
+        raised_by: vec!["logic".into()],
+        lens: gauntlet_review::contract::Lens::FailureScenario,
+        location: "src/a.rs:3".into(),
+        inline: true,
+        claim: "A defect.".into(),
+        evidence: "code".into(),
+        severity: gauntlet_review::contract::Severity::High,
+        confidence: 80,
+        validator_evidence: "it stands".into(),
+        gap: None,
+        read: Vec::new(),
+        also_at: Vec::new(),
+        unvalidated: Vec::new(),
+    };
+    let who = Person { id: dismisser.into(), name: dismisser.into() };
+    let thread = Thread {
+        handle: Handle { thread: number.to_string(), comment: number.to_string() },
+        path: "src/a.rs".into(),
+        body: gauntlet_publish::body::inline(&p),
+        resolved: false,
+        resolved_by: None,
+        replies: vec![Reply { author: who, body: "/gauntlet dismiss not a bug".into(), edited: Default::default() }],
+        thumbs_down: Vec::new(),
+    };
+    Comment { thread, lines_changed: false, edited: None }
+}
+
+#[async_trait::async_trait]
+impl History for Scripted {
+    fn name(&self) -> &'static str {
+        "Scripted"
+    }
+
+    async fn pulls(&self, page: u32) -> Result<(Vec<history::Pull>, bool), PublishError> {
+        match self.pages.get(page as usize - 1) {
+            Some(items) => Ok((items.clone(), true)),
+            None => Err(PublishError::Response { host: "Scripted", what: "list".into(), message: "down".into() }),
+        }
+    }
+
+    async fn record(&self, pull: &history::Pull) -> Result<PullRecord, PublishError> {
+        Ok(PullRecord { comments: vec![finding_comment(pull.number, self.dismisser)], ..PullRecord::default() })
+    }
+
+    async fn may_write(&self, who: &Person) -> Result<bool, PublishError> {
+        match self.broken {
+            Some(name) if name == who.id => {
+                Err(PublishError::Response { host: "Scripted", what: "ask".into(), message: "500".into() })
+            }
+            _ => Ok(true),
+        }
+    }
+}
+
+fn kept(number: u64, closed_at: &str) -> (u64, Known) {
+    let record = Record {
+        pr: number,
+        finding: format!("k{number}"),
+        severity: "high".into(),
+        reviewers: vec!["logic".into()],
+        closed_at: closed_at.into(),
+        outcome: Outcome::Fixed,
+        era: None,
+    };
+    (number, Known { closed_at: closed_at.into(), records: vec![record] })
+}
+
+#[tokio::test]
+async fn a_pull_request_listed_twice_counts_once() {
+    let host = Scripted {
+        pages: vec![
+            vec![pull(5, PrState::Merged, "2024-05-02")],
+            // The list moved between the two requests: #5 again.
+            vec![pull(5, PrState::Merged, "2024-05-02"), pull(4, PrState::Merged, "2024-05-01")],
+        ],
+        dismisser: "alice",
+        broken: None,
+    };
+    let known: BTreeMap<u64, Known> = [kept(5, "2024-05-02"), kept(4, "2024-05-01")].into();
+    let read = history::read_with(&host, &scope(), &known).await.unwrap();
+    assert_eq!(read.pulls.iter().map(|p| p.0).collect::<Vec<_>>(), vec![5, 4]);
+    assert_eq!(read.records.len(), 2, "{read:#?}");
+}
+
+#[tokio::test]
+async fn a_cut_listing_adds_older_kept_pull_requests_but_not_one_it_showed_reopened() {
+    let host = Scripted {
+        pages: vec![vec![pull(9, PrState::Merged, "2024-06-01")], vec![pull(5, PrState::Open, "")]],
+        dismisser: "alice",
+        broken: None,
+    };
+    // #5 was closed when kept, and is open again; #3 closed before anything listed.
+    let known: BTreeMap<u64, Known> = [kept(5, "2024-04-01"), kept(3, "2024-03-01")].into();
+    let read = history::read_with(&host, &scope(), &known).await.unwrap();
+    assert!(
+        read.partial.as_deref().is_some_and(|p| p.contains("listing pull requests stopped at page 3")),
+        "{read:#?}"
+    );
+    assert_eq!(read.pulls.iter().map(|p| p.0).collect::<Vec<_>>(), vec![9, 3], "{read:#?}");
+    // `--since` holds for what the file holds too, when the host cannot list at all.
+    let down = Scripted { pages: Vec::new(), dismisser: "alice", broken: None };
+    let since = Scope { since: Some("2024-03-15".into()), ..scope() };
+    let read = history::read_with(&down, &since, &known).await.unwrap();
+    assert_eq!(read.pulls.iter().map(|p| p.0).collect::<Vec<_>>(), vec![5]);
+}
+
+#[tokio::test]
+async fn a_dismisser_the_host_will_not_answer_for_is_said_so_the_figure_is_not_trusted() {
+    let pages = vec![vec![pull(2, PrState::Merged, "2024-05-02"), pull(1, PrState::Merged, "2024-05-01")]];
+    let host = Scripted { pages: pages.clone(), dismisser: "alice", broken: Some("alice") };
+    let read = history::read(&host, &scope()).await.unwrap();
+    assert!(read.records.is_empty(), "no pull request whose dismissal is unknown counts: {read:#?}");
+    assert!(read.unanswered.as_deref().is_some_and(|w| w.starts_with("#2: ") && w.contains("500")), "{read:#?}");
+    // Answered, the same pull requests count, with their dismissals.
+    let fine = Scripted { pages, dismisser: "alice", broken: None };
+    let read = history::read(&fine, &scope()).await.unwrap();
+    assert_eq!(read.records.iter().filter(|r| r.outcome == Outcome::Dismissed).count(), 2, "{read:#?}");
+    assert_eq!(read.unanswered, None);
 }

@@ -72,7 +72,8 @@ impl Kept {
         if self.read_at > now {
             return false;
         }
-        let settled = self.read_at.checked_sub(SETTLED_AFTER).is_some_and(|t| {
+        // Compared by day, so a day more than SETTLED_AFTER: never early.
+        let settled = self.read_at.checked_sub(SETTLED_AFTER + 24 * 60 * 60).is_some_and(|t| {
             let day = gauntlet_review::context::history::date(i64::try_from(t).unwrap_or(i64::MAX));
             self.known.closed_at.get(..10).is_some_and(|closed| closed <= day.as_str())
         });
@@ -109,10 +110,25 @@ pub fn decide(
 ) -> Result<Decision, String> {
     let config = ctx.host.clone()?;
     let path = cache_dir.or_else(|| git.common_dir().ok().map(|d| d.join("gauntlet"))).map(|d| d.join(CACHE_FILE));
+    // A record the repository itself holds came with the change under review, not
+    // from an earlier run: an author could write any figure into it.
+    let path = path.filter(|p| match tracked(git, p) {
+        false => true,
+        true => {
+            crate::progress::say!(
+                "gauntlet: warning: {} is a file of the repository, not a record an earlier run kept: not read or written",
+                p.display()
+            );
+            false
+        }
+    });
     let kept = path.as_deref().map(|p| load(p, &config, policy)).unwrap_or_default();
     let host = config.history(Some(settings.calls)).map_err(|e| e.to_string())?;
     let scope = Scope { last: MAX_PULLS, since: None, policy };
     let (read, kept) = read_and_keep(runtime, host.as_ref(), &scope, kept).map_err(|e| e.to_string())?;
+    if let Some(why) = &read.unanswered {
+        return Err(format!("who may dismiss could not be asked ({why}), so the record would leave dismissals out"));
+    }
     if let Some(path) = &path {
         let c = Cached { key: key(&config, policy), at: now(), commit: Some(base.to_string()), pulls: kept };
         if let Err(e) = save(path, &c) {
@@ -139,8 +155,9 @@ pub fn read_and_keep(
     let read = runtime.block_on(history::read_with(host, scope, &known))?;
     let mut next = kept;
     for (number, found) in read.known() {
-        let read_at = match (known.get(&number), next.get(&number)) {
-            (Some(_), Some(k)) => k.read_at,
+        // Taken from the file unchanged: it keeps the time it was read.
+        let read_at = match known.get(&number).zip(next.get(&number)) {
+            Some((was, k)) if was.closed_at == found.closed_at => k.read_at,
             _ => now,
         };
         next.insert(number, Kept { read_at, known: found });
@@ -170,10 +187,28 @@ pub fn save(path: &std::path::Path, cached: &Cached) -> anyhow::Result<()> {
     super::status::write_atomic(path, &bytes)
 }
 
-/// What the kept records were decided for: the repository, and whether its
+/// The version of how outcomes are decided and kept: a release that decides
+/// them differently changes it, and every kept record is read again.
+const RECORD_VERSION: u32 = 1;
+
+/// What the kept records were decided for: how, the repository, and whether its
 /// authors may dismiss (which changes outcomes).
 pub fn key(config: &HostConfig, policy: Policy) -> String {
-    format!("{}|author_may_dismiss={}", config.repository(), policy.author_may_dismiss)
+    format!("v{RECORD_VERSION}|{}|author_may_dismiss={}", config.repository(), policy.author_may_dismiss)
+}
+
+/// Whether `path` is a file git tracks in the repository (inside the checkout, as
+/// GitLab's cache folder must be).
+fn tracked(git: &Git, path: &std::path::Path) -> bool {
+    // A tracked file exists, so its folder does: compare real paths.
+    let real = |p: &std::path::Path| p.canonicalize().ok();
+    let (Some(dir), Some(name), Some(root)) = (path.parent().and_then(real), path.file_name(), real(git.root())) else {
+        return false;
+    };
+    let path = dir.join(name);
+    let Ok(relative) = path.strip_prefix(&root) else { return false };
+    let Some(relative) = relative.to_str() else { return true };
+    git.run(&["ls-files", "--error-unmatch", "--", relative]).is_ok()
 }
 
 /// Seconds since the Unix epoch.
