@@ -80,7 +80,8 @@ pub struct StatsArgs {
     pub format: String,
     /// Keep the record read in DIR/earned.json, where `gauntlet ci` with
     /// `[ci] blocking = "earned"` takes it up (point `GAUNTLET_CACHE_DIR` there);
-    /// pull requests the file already holds are not read again.
+    /// pull requests the file already holds are not read again, and show their
+    /// outcomes only (not the dismissals that did not count, nor their reasons).
     #[arg(long, value_name = "DIR")]
     pub keep_record: Option<std::path::PathBuf>,
 }
