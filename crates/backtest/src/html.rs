@@ -9,7 +9,7 @@
 
 use crate::report::{Backtest, CaseResult, Side};
 use crate::sweep::Point;
-use gauntlet_report::html::{escape, head};
+use gauntlet_report::html::{Chart, Series, escape, head};
 use std::fmt::Write;
 
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#1b1f24}\
@@ -103,63 +103,40 @@ fn totals(h: &mut String, b: &Backtest) {
 
 /// Precision and recall by threshold, as an SVG line chart (0-100 on both axes).
 fn chart(h: &mut String, points: &[Point], basis: &str) {
-    let (w, ht, left, top) = (420.0, 256.0, 40.0, 26.0);
-    let (pw, ph) = (w - left - 20.0, ht - top - 30.0);
-    let x = |t: u8| left + pw * f64::from(t) / 100.0;
-    let y = |v: f64| top + ph * (1.0 - v);
-    let _ = write!(
-        h,
-        "<h2>Precision and recall by threshold</h2><svg id=\"sweep\" width=\"{w}\" height=\"{ht}\" \
-         viewBox=\"0 0 {w} {ht}\" role=\"img\" aria-label=\"precision and recall by threshold\">\
-         <rect x=\"{left}\" y=\"{top}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#d0d7de\"/>"
-    );
-    for p in points {
-        let _ = write!(
-            h,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            x(p.threshold),
-            ht - 12.0,
-            p.threshold
-        );
-    }
-    for (label, v) in [("100%", 1.0), ("50%", 0.5), ("0%", 0.0)] {
-        let _ = write!(h, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{label}</text>", left - 4.0, y(v) + 4.0);
-    }
     type Metric = fn(&Point) -> Option<f64>;
     let series: [(&str, &str, Metric); 2] =
         [("precision", "#0969da", |p| p.precision), ("recall", "#bf3989", |p| p.recall)];
-    for (i, (name, colour, _)) in series.iter().enumerate() {
-        // The legend sits above the plot, clear of a line at 100%.
-        let (lx, ly) = (left + 8.0 + 90.0 * i as f64, 14.0);
-        let _ = write!(
-            h,
-            "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{colour}\"/>\
-             <text class=\"legend\" x=\"{:.1}\" y=\"{ly:.1}\">{name}</text>",
-            ly - 9.0,
-            lx + 14.0
-        );
-    }
-    for (name, colour, metric) in series {
-        let known: Vec<(u8, f64)> = points.iter().filter_map(|p| metric(p).map(|v| (p.threshold, v))).collect();
-        let line: Vec<String> = known.iter().map(|(t, v)| format!("{:.1},{:.1}", x(*t), y(*v))).collect();
-        let _ = write!(
-            h,
-            "<polyline class=\"{name}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>",
-            line.join(" ")
-        );
-        for (t, v) in known {
-            let _ = write!(
-                h,
-                "<circle class=\"{name}\" data-threshold=\"{t}\" data-value=\"{v:.4}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" \
-                 fill=\"{colour}\"><title>{name} at {t}: {:.0}%</title></circle>",
-                x(t),
-                y(v),
-                v * 100.0
-            );
-        }
-    }
+    let series = series
+        .into_iter()
+        .map(|(name, colour, metric)| Series {
+            class: name,
+            legend: name,
+            colour,
+            points: points
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    let (t, v) = (p.threshold, metric(p)?);
+                    Some((i, t.to_string(), v, format!("{name} at {t}: {:.0}%", v * 100.0)))
+                })
+                .collect(),
+        })
+        .collect();
+    let chart = Chart {
+        id: "sweep",
+        label: "precision and recall by threshold",
+        width: 420.0,
+        height: 256.0,
+        below: 30.0,
+        legend_width: 90.0,
+        positions: points.iter().map(|p| (f64::from(p.threshold) / 100.0, vec![p.threshold.to_string()])).collect(),
+        key: "threshold",
+        series,
+    };
+    h.push_str("<h2>Precision and recall by threshold</h2>");
+    h.push_str(&chart.render());
     h.push_str(
-        "</svg>\n<table id=\"sweep-table\"><tr><th>threshold</th><th>published</th><th>precision</th>\
+        "<table id=\"sweep-table\"><tr><th>threshold</th><th>published</th><th>precision</th>\
                 <th>recall</th><th>FP per case</th><th>silent clean</th></tr>\n",
     );
     for p in points {

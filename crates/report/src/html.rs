@@ -59,6 +59,109 @@ pub fn head(title: &str, style: &str) -> String {
     )
 }
 
+/// A line chart of shares (0-100%) over named positions, drawn as inline SVG:
+/// the backtest's precision and recall by threshold, `stats`' precision in the
+/// wild and action rate by month. Every text in it is escaped here.
+pub struct Chart<'a> {
+    /// The `<svg>` element's id.
+    pub id: &'a str,
+    /// What a screen reader says of it.
+    pub label: &'a str,
+    pub width: f64,
+    pub height: f64,
+    /// Room under the plot for the positions' labels.
+    pub below: f64,
+    /// Room each legend entry takes.
+    pub legend_width: f64,
+    /// Each position: where on the x axis (0 to 1) and its label lines, top first.
+    pub positions: Vec<(f64, Vec<String>)>,
+    /// The name of the `data-` attribute that carries a point's position.
+    pub key: &'a str,
+    pub series: Vec<Series<'a>>,
+}
+
+/// One line of a [`Chart`].
+pub struct Series<'a> {
+    /// Its class (on the line and its points) and the legend's text.
+    pub class: &'a str,
+    pub legend: &'a str,
+    pub colour: &'a str,
+    /// Each point: its position's index in [`Chart::positions`], the value
+    /// carried in the `data-` attribute, the share, and the point's tooltip.
+    pub points: Vec<(usize, String, f64, String)>,
+}
+
+impl Chart<'_> {
+    /// The `<svg>` element.
+    pub fn render(&self) -> String {
+        use std::fmt::Write as _;
+        let (w, ht, left, top) = (self.width, self.height, 40.0, 26.0);
+        let (pw, ph) = (w - left - 20.0, ht - top - self.below);
+        let x = |i: usize| left + pw * self.positions.get(i).map_or(0.0, |p| p.0);
+        let y = |v: f64| top + ph * (1.0 - v);
+        let mut h = String::new();
+        let _ = write!(
+            h,
+            "<svg id=\"{}\" width=\"{w}\" height=\"{ht}\" viewBox=\"0 0 {w} {ht}\" role=\"img\" aria-label=\"{}\">\
+             <rect x=\"{left}\" y=\"{top}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#d0d7de\"/>",
+            escape(self.id),
+            escape(self.label)
+        );
+        for (i, (_, lines)) in self.positions.iter().enumerate() {
+            for (row, text) in lines.iter().enumerate() {
+                let below = 14.0 * (lines.len() - row) as f64 - 2.0;
+                let _ = write!(
+                    h,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                    x(i),
+                    ht - below,
+                    escape(text)
+                );
+            }
+        }
+        for (label, v) in [("100%", 1.0), ("50%", 0.5), ("0%", 0.0)] {
+            let _ =
+                write!(h, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{label}</text>", left - 4.0, y(v) + 4.0);
+        }
+        for (i, s) in self.series.iter().enumerate() {
+            // The legend sits above the plot, clear of a line at 100%.
+            let (lx, ly) = (left + 8.0 + self.legend_width * i as f64, 14.0);
+            let _ = write!(
+                h,
+                "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{}\"/>\
+                 <text class=\"legend\" x=\"{:.1}\" y=\"{ly:.1}\">{}</text>",
+                ly - 9.0,
+                escape(s.colour),
+                lx + 14.0,
+                escape(s.legend)
+            );
+        }
+        for s in &self.series {
+            let line: Vec<String> = s.points.iter().map(|(i, _, v, _)| format!("{:.1},{:.1}", x(*i), y(*v))).collect();
+            let (class, colour) = (escape(s.class), escape(s.colour));
+            let _ = write!(
+                h,
+                "<polyline class=\"{class}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>",
+                line.join(" ")
+            );
+            for (i, data, v, title) in &s.points {
+                let _ = write!(
+                    h,
+                    "<circle class=\"{class}\" data-{}=\"{}\" data-value=\"{v:.4}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" \
+                     fill=\"{colour}\"><title>{}</title></circle>",
+                    escape(self.key),
+                    escape(data),
+                    x(*i),
+                    y(*v),
+                    escape(title)
+                );
+            }
+        }
+        h.push_str("</svg>\n");
+        h
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +197,32 @@ mod tests {
         assert!(head.contains(&format!("style-src &#39;sha256-{hash}&#39;")), "{head}");
         assert!(head.contains("<title>a &lt;b&gt; &amp; c</title>"), "{head}");
         assert!(head.ends_with("<body>\n"));
+    }
+
+    #[test]
+    fn a_chart_escapes_every_text_and_places_each_point() {
+        let chart = Chart {
+            id: "c",
+            label: "a <b>",
+            width: 420.0,
+            height: 256.0,
+            below: 30.0,
+            legend_width: 90.0,
+            positions: vec![(0.0, vec!["<x>".into()]), (1.0, vec!["y".into()])],
+            key: "at",
+            series: vec![Series {
+                class: "p",
+                legend: "p & q",
+                colour: "#000",
+                points: vec![(0, "<x>".into(), 1.0, "one <b>".into()), (1, "y".into(), 0.0, "none".into())],
+            }],
+        };
+        let svg = chart.render();
+        assert!(!svg.contains("<x>") && !svg.contains("<b>"), "{svg}");
+        assert!(svg.contains("aria-label=\"a &lt;b&gt;\"") && svg.contains(">p &amp; q</text>"), "{svg}");
+        // 1.0 sits on the plot's top edge, 0.0 on its bottom one; x spans the plot.
+        assert!(svg.contains("data-at=\"&lt;x&gt;\" data-value=\"1.0000\" cx=\"40.0\" cy=\"26.0\""), "{svg}");
+        assert!(svg.contains("data-at=\"y\" data-value=\"0.0000\" cx=\"400.0\" cy=\"226.0\""), "{svg}");
+        assert!(svg.contains("points=\"40.0,26.0 400.0,226.0\""), "{svg}");
     }
 }

@@ -10,7 +10,7 @@
 
 use gauntlet_publish::history::Read;
 use gauntlet_publish::outcome::{Figures, Outcome, Tally};
-use gauntlet_report::html::{escape, head};
+use gauntlet_report::html::{Chart, Series, escape, head};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -100,70 +100,44 @@ fn table(h: &mut String, id: &str, first: &str, map: &BTreeMap<String, Tally>) {
 fn chart(h: &mut String, per_month: &BTreeMap<String, Tally>) {
     let months: Vec<(&String, &Tally)> = per_month.iter().filter(|(m, _)| m.as_str() != "open").collect();
     let n = months.len().max(1) as f64;
-    let (w, ht, left, top) = ((80.0 * n + 80.0_f64).max(420.0), 270.0, 40.0, 26.0);
-    let (pw, ph) = (w - left - 20.0, ht - top - 44.0);
-    let x = |i: usize| left + pw * (i as f64 + 0.5) / n;
-    let y = |v: f64| top + ph * (1.0 - v);
-    let _ = write!(
-        h,
-        "<svg id=\"trend\" width=\"{w}\" height=\"{ht}\" viewBox=\"0 0 {w} {ht}\" role=\"img\" \
-         aria-label=\"precision in the wild and action rate by month\">\
-         <rect x=\"{left}\" y=\"{top}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#d0d7de\"/>"
-    );
-    for (i, (month, t)) in months.iter().enumerate() {
-        let _ = write!(
-            h,
-            "<text class=\"month\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{} published</text>",
-            x(i),
-            ht - 26.0,
-            escape(month),
-            x(i),
-            ht - 12.0,
-            t.published()
-        );
-    }
-    for (label, v) in [("100%", 1.0), ("50%", 0.5), ("0%", 0.0)] {
-        let _ = write!(h, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{label}</text>", left - 4.0, y(v) + 4.0);
-    }
+    let positions = months
+        .iter()
+        .enumerate()
+        .map(|(i, (m, t))| ((i as f64 + 0.5) / n, vec![m.to_string(), format!("{} published", t.published())]))
+        .collect();
     type Metric = fn(&Tally) -> Option<f64>;
     let series: [(&str, &str, &str, Metric); 2] = [
         ("precision", "precision in the wild", "#0969da", |t| t.precision()),
         ("action-rate", "action rate", "#bf3989", |t| t.action_rate()),
     ];
-    for (i, (_, label, colour, _)) in series.iter().enumerate() {
-        let (lx, ly) = (left + 8.0 + 150.0 * i as f64, 14.0);
-        let _ = write!(
-            h,
-            "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{colour}\"/>\
-             <text class=\"legend\" x=\"{:.1}\" y=\"{ly:.1}\">{label}</text>",
-            ly - 9.0,
-            lx + 14.0
-        );
-    }
-    for (class, label, colour, metric) in series {
-        let known: Vec<(usize, &String, f64)> =
-            months.iter().enumerate().filter_map(|(i, (m, t))| metric(t).map(|v| (i, *m, v))).collect();
-        let line: Vec<String> = known.iter().map(|(i, _, v)| format!("{:.1},{:.1}", x(*i), y(*v))).collect();
-        let _ = write!(
-            h,
-            "<polyline class=\"{class}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>",
-            line.join(" ")
-        );
-        for (i, month, v) in known {
-            let _ = write!(
-                h,
-                "<circle class=\"{class}\" data-month=\"{}\" data-value=\"{v:.4}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" \
-                 fill=\"{colour}\"><title>{label} in {}: {:.0}%</title></circle>",
-                escape(month),
-                x(i),
-                y(v),
-                escape(month),
-                v * 100.0
-            );
-        }
-    }
-    h.push_str("</svg>\n");
+    let series = series
+        .into_iter()
+        .map(|(class, legend, colour, metric)| Series {
+            class,
+            legend,
+            colour,
+            points: months
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (m, t))| {
+                    let v = metric(t)?;
+                    Some((i, m.to_string(), v, format!("{legend} in {m}: {:.0}%", v * 100.0)))
+                })
+                .collect(),
+        })
+        .collect();
+    let chart = Chart {
+        id: "trend",
+        label: "precision in the wild and action rate by month",
+        width: (80.0 * n + 80.0_f64).max(420.0),
+        height: 270.0,
+        below: 44.0,
+        legend_width: 150.0,
+        positions,
+        key: "month",
+        series,
+    };
+    h.push_str(&chart.render());
 }
 
 #[cfg(test)]
