@@ -33,8 +33,45 @@ fn range(text: &str) -> Option<(u32, u32)> {
 }
 
 fn path(text: &str, prefix: &str) -> Option<String> {
-    let text = text.trim_end();
-    (text != "/dev/null").then(|| text.strip_prefix(prefix).unwrap_or(text).to_string())
+    let text = unquote(text.trim_end());
+    (text != "/dev/null").then(|| text.strip_prefix(prefix).unwrap_or(&text).to_string())
+}
+
+/// A path as git writes it in a diff header: as it is, or, when it holds a
+/// character git quotes (a non-ASCII byte, a quote, a backslash, a control
+/// character), in double quotes with C escapes and octal bytes.
+fn unquote(text: &str) -> String {
+    let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else { return text.to_string() };
+    let mut bytes = Vec::with_capacity(inner.len());
+    let mut chars = inner.bytes().peekable();
+    while let Some(b) = chars.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        match chars.next() {
+            Some(d @ b'0'..=b'7') => {
+                let mut n = u32::from(d - b'0');
+                for _ in 0..2 {
+                    if let Some(&d @ b'0'..=b'7') = chars.peek() {
+                        n = n * 8 + u32::from(d - b'0');
+                        chars.next();
+                    }
+                }
+                bytes.push(n as u8);
+            }
+            Some(b'n') => bytes.push(b'\n'),
+            Some(b't') => bytes.push(b'\t'),
+            Some(b'r') => bytes.push(b'\r'),
+            Some(b'a') => bytes.push(7),
+            Some(b'b') => bytes.push(8),
+            Some(b'f') => bytes.push(12),
+            Some(b'v') => bytes.push(11),
+            Some(other) => bytes.push(other),
+            None => bytes.push(b'\\'),
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// Parse `git diff -U0 --src-prefix=a/ --dst-prefix=b/` output. Binary files have
@@ -71,9 +108,9 @@ pub fn parse(diff: &str) -> Vec<FileDiff> {
         } else if let Some(new) = line.strip_prefix("+++ ") {
             file.new = path(new, "b/");
         } else if let Some(old) = line.strip_prefix("rename from ") {
-            file.old = Some(old.to_string());
+            file.old = Some(unquote(old));
         } else if let Some(new) = line.strip_prefix("rename to ") {
-            file.new = Some(new.to_string());
+            file.new = Some(unquote(new));
         } else if let Some(rest) = line.strip_prefix("@@ -") {
             let mut parts = rest.split_whitespace();
             let old = parts.next().and_then(range);
@@ -209,6 +246,23 @@ deleted file mode 100644
 -bye
 \\ No newline at end of file
 ";
+
+    #[test]
+    fn quoted_paths_are_read_as_the_paths_they_name() {
+        // What git writes for `café.py` and a rename of `say "hi".py` (core.quotePath on).
+        let diff = "diff --git \"a/caf\\303\\251.py\" \"b/caf\\303\\251.py\"\n\
+                    --- \"a/caf\\303\\251.py\"\n+++ \"b/caf\\303\\251.py\"\n@@ -2 +2 @@\n-x = 1\n+x = 2\n\
+                    diff --git \"a/say \\\"hi\\\".py\" b/said.py\nsimilarity index 90%\n\
+                    rename from \"say \\\"hi\\\".py\"\nrename to said.py\n";
+        let files = parse(diff);
+        assert_eq!(files[0].old.as_deref(), Some("café.py"));
+        assert_eq!(files[0].new.as_deref(), Some("café.py"));
+        assert_eq!(files[0].hunks[0].removed, vec!["x = 1".to_string()]);
+        assert_eq!(files[1].old.as_deref(), Some("say \"hi\".py"));
+        assert_eq!(files[1].new.as_deref(), Some("said.py"));
+        assert_eq!(unquote(r#""tab\there\\back""#), "tab\there\\back");
+        assert_eq!(unquote("plain/path.rs"), "plain/path.rs");
+    }
 
     #[test]
     fn zero_context_hunks_give_removed_lines_and_insertion_points() {
