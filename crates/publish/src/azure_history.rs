@@ -18,30 +18,39 @@ impl Azure {
         self.pr.rsplit_once("/pullRequests/").map_or(&self.pr, |(repo, _)| repo)
     }
 
-    /// Whether `lines` of `path` changed between commits `from` and `to`, by the
-    /// FileDiffs API's line blocks over the old side.
-    async fn changed(&self, path: &str, lines: (u32, u32), from: &str, to: &str) -> Result<bool, PublishError> {
-        if from == to {
-            return Ok(false);
-        }
+    /// The old-side line blocks the FileDiffs API reports changed in each of
+    /// `paths` between commits `from` and `to`, by path: one request for up to
+    /// [`DIFFS_PER_REQUEST`] files.
+    async fn changed_blocks(
+        &self,
+        paths: &[&str],
+        from: &str,
+        to: &str,
+    ) -> Result<BTreeMap<String, Vec<(u32, u32)>>, PublishError> {
         let url = format!("{}/filediffs?{VERSION}", self.repository());
-        let body = json!({
-            "baseVersionCommit": from,
-            "targetVersionCommit": to,
-            "fileDiffParams": [{"path": path, "originalPath": path}],
-        });
-        let answer = self.client.query(&url, &body, "compare a file between iterations").await?;
-        let diffs = answer.as_array().or(answer["value"].as_array()).cloned().unwrap_or_default();
-        let blocks = diffs.iter().flat_map(|d| d["lineDiffBlocks"].as_array().cloned().unwrap_or_default());
-        let number = |b: &Value, k: &str| b[k].as_u64().unwrap_or(0) as u32;
-        let changed = blocks
-            .filter(|b| !matches!(&b["changeType"], Value::String(s) if s == "none") && b["changeType"] != 0)
-            .any(|b| {
-                touches(number(&b, "originalLineNumberStart"), number(&b, "originalLinesCount"), lines.0, lines.1)
-            });
-        Ok(changed)
+        let mut out: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
+        for chunk in paths.chunks(DIFFS_PER_REQUEST) {
+            let params: Vec<Value> = chunk.iter().map(|p| json!({"path": p, "originalPath": p})).collect();
+            let body = json!({"baseVersionCommit": from, "targetVersionCommit": to, "fileDiffParams": params});
+            let answer = self.client.query(&url, &body, "compare files between iterations").await?;
+            let diffs = answer.as_array().or(answer["value"].as_array()).cloned().unwrap_or_default();
+            for d in &diffs {
+                let path = d["path"].as_str().or(d["originalPath"].as_str()).unwrap_or_default().to_string();
+                let number = |b: &Value, k: &str| b[k].as_u64().unwrap_or(0) as u32;
+                let blocks = d["lineDiffBlocks"].as_array().cloned().unwrap_or_default();
+                let changed = blocks
+                    .iter()
+                    .filter(|b| !matches!(&b["changeType"], Value::String(s) if s == "none") && b["changeType"] != 0)
+                    .map(|b| (number(b, "originalLineNumberStart"), number(b, "originalLinesCount")));
+                out.entry(path).or_default().extend(changed);
+            }
+        }
+        Ok(out)
     }
 }
+
+/// Files compared per FileDiffs request.
+const DIFFS_PER_REQUEST: usize = 50;
 
 /// The head-side lines a thread was placed on: Azure DevOps keeps the original
 /// place in `trackingCriteria` once it has moved the thread after a push.
@@ -103,6 +112,9 @@ impl History for Azure {
         let last = commits.last_key_value().map(|(_, c)| c.clone()).unwrap_or_default();
         let (threads, _) = self.client.get(&format!("{pr}/threads?{VERSION}"), "list a pull request's threads").await?;
         let mut out = PullRecord { author: super::person(&info["createdBy"]), ..PullRecord::default() };
+        // The pipeline's threads, each with its file, lines and the commit it was
+        // placed on; compared with the last iteration below, one request per commit.
+        let mut placed_on: Vec<(crate::host::Thread, String, (u32, u32), Option<String>)> = Vec::new();
         for t in threads["value"].as_array().into_iter().flatten() {
             let mut found = Existing::default();
             classify(t, &me, &mut found);
@@ -114,14 +126,30 @@ impl History for Azure {
             }
             let Some(thread) = found.threads.pop() else { continue };
             let iteration = t["pullRequestThreadContext"]["iterationContext"]["secondComparingIteration"].as_u64();
-            let placed = iteration.and_then(|i| commits.get(&i));
-            let path = t["threadContext"]["filePath"].as_str().unwrap_or_default();
-            let lines_changed = match placed {
-                Some(from) if !last.is_empty() => self.changed(path, placed_lines(t), from, &last).await?,
-                _ => false,
-            };
+            let placed = iteration.and_then(|i| commits.get(&i)).filter(|c| !last.is_empty() && **c != last);
+            let path = t["threadContext"]["filePath"].as_str().unwrap_or_default().to_string();
+            placed_on.push((thread, path, placed_lines(t), placed.cloned()));
+        }
+        let mut blocks: BTreeMap<&str, BTreeMap<String, Vec<(u32, u32)>>> = BTreeMap::new();
+        for from in placed_on.iter().filter_map(|(_, _, _, from)| from.as_deref()) {
+            if blocks.contains_key(from) {
+                continue;
+            }
+            let mut paths: Vec<&str> = placed_on
+                .iter()
+                .filter(|(_, _, _, f)| f.as_deref() == Some(from))
+                .map(|(_, path, _, _)| path.as_str())
+                .collect();
+            paths.sort_unstable();
+            paths.dedup();
+            blocks.insert(from, self.changed_blocks(&paths, from, &last).await?);
+        }
+        for (thread, path, (first, end), from) in &placed_on {
+            let changed = from.as_deref().and_then(|f| blocks.get(f)?.get(path.as_str()));
+            let lines_changed =
+                changed.is_some_and(|list| list.iter().any(|&(start, count)| touches(start, count, *first, *end)));
             // Azure DevOps lets only a comment's author edit it: no edit history to read.
-            out.comments.push(Comment { thread, lines_changed, edited: None });
+            out.comments.push(Comment { thread: thread.clone(), lines_changed, edited: None });
         }
         Ok(out)
     }

@@ -281,3 +281,14 @@ async fn a_dismisser_the_host_will_not_answer_for_is_said_so_the_figure_is_not_t
     assert_eq!(read.records.iter().filter(|r| r.outcome == Outcome::Dismissed).count(), 2, "{read:#?}");
     assert_eq!(read.unanswered, None);
 }
+
+#[tokio::test]
+async fn azure_devops_compares_a_pull_requests_files_in_one_request_per_iteration() {
+    let fake = FakeRepo::start(Kind::Azure, scenario(Kind::Azure)).await;
+    let read = history::read(fake.host().as_ref(), &scope()).await.unwrap();
+    let compares = fake.repo().log.iter().filter(|l| l.contains("/filediffs")).count();
+    // Every comment of a pull request was placed on its first iteration.
+    assert_eq!(compares, read.pulls.len(), "{:#?}", fake.repo().log);
+    let threads: usize = fake.repo().pulls.iter().filter(|p| p.state != "open").map(|p| p.threads.len()).sum();
+    assert!(threads > compares, "more comments ({threads}) than requests");
+}

@@ -688,19 +688,26 @@ fn azure(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> Re
             .next()
             .and_then(|n| n.parse().ok())
             .unwrap_or(0);
-        let file = body["fileDiffParams"][0]["path"].as_str().unwrap_or_default();
         let Some(p) = pull(repo, number) else { return not_found("pull") };
-        let blocks: Vec<Value> = p
-            .threads
+        let files = body["fileDiffParams"].as_array().cloned().unwrap_or_default();
+        let diffs: Vec<Value> = files
             .iter()
-            .filter(|t| format!("/{}", t.path) == file)
-            .map(|t| {
-                let at = if t.outdated { t.line } else { t.line + 20 };
-                json!({"changeType": "edit", "originalLineNumberStart": at, "originalLinesCount": 1,
-                       "modifiedLineNumberStart": at, "modifiedLinesCount": 1})
+            .map(|f| {
+                let file = f["path"].as_str().unwrap_or_default();
+                let blocks: Vec<Value> = p
+                    .threads
+                    .iter()
+                    .filter(|t| format!("/{}", t.path) == file)
+                    .map(|t| {
+                        let at = if t.outdated { t.line } else { t.line + 20 };
+                        json!({"changeType": "edit", "originalLineNumberStart": at, "originalLinesCount": 1,
+                               "modifiedLineNumberStart": at, "modifiedLinesCount": 1})
+                    })
+                    .collect();
+                json!({"path": file, "originalPath": file, "lineDiffBlocks": blocks})
             })
             .collect();
-        return json(json!([{"path": file, "originalPath": file, "lineDiffBlocks": blocks}]));
+        return json(json!(diffs));
     }
     let Some(rest) = rest.strip_prefix("/pullRequests/") else { return not_found(path) };
     let (number, rest) = rest.split_once('/').unwrap_or((rest, ""));
