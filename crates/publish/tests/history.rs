@@ -276,3 +276,16 @@ async fn findings_only_the_overview_shows_are_counted_once_and_only_from_the_pip
         assert!(read.records.iter().filter(|r| r.pr != 3).all(|r| r.finding.starts_with('f')), "{kind:?}");
     }
 }
+
+/// `ci` rewrites the overview on every run: one only the pipeline edited, thirty
+/// times, still counts; one someone else edited after as many is still left out.
+#[tokio::test]
+async fn github_an_overview_the_pipeline_edited_thirty_times_still_counts() {
+    let mut repo = scenario(Kind::GitHub);
+    repo.pulls[2].overviews[0].pipeline_edits = 30;
+    repo.pulls[1].overviews[0].pipeline_edits = 30;
+    let fake = FakeRepo::start(Kind::GitHub, repo).await;
+    let read = history::read(fake.host().as_ref(), &scope(50)).await.unwrap();
+    assert_eq!(figures(&read.records).total, tally(3, 2, 3, 3), "{:#?}", read.records);
+    assert_eq!(read.edited, 2, "G and the overview the author edited");
+}
