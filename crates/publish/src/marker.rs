@@ -94,6 +94,11 @@ impl Held {
 }
 
 impl Gone {
+    /// How many characters this entry takes in the marker.
+    pub fn rendered_len(&self) -> usize {
+        self.render().len()
+    }
+
     /// `{f|w}sev.id.reviewers`.
     fn render(&self) -> String {
         let how = if self.fixed { 'f' } else { 'w' };

@@ -39,6 +39,12 @@ pub struct Request<'a> {
 /// Most findings an overview remembers as gone; the oldest are dropped first.
 pub const MAX_GONE: usize = 200;
 
+/// Most characters the marker's list of gone findings may take: reviewer names
+/// are rule names of any length, and the marker must never crowd the overview
+/// out of a host's limit on a comment (GitHub's is 65,536). The oldest entries
+/// are dropped first here too.
+pub const MAX_GONE_CHARS: usize = 12_000;
+
 /// What a sync did, for the log.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -134,7 +140,7 @@ fn held(request: &Request<'_>, plan: &Plan) -> Vec<Held> {
 }
 
 /// What the new overview's marker records as gone, and how many of the oldest
-/// entries [`MAX_GONE`] cut: the earlier overview's gone findings, less those
+/// entries [`MAX_GONE`] and [`MAX_GONE_CHARS`] cut: the earlier overview's gone findings, less those
 /// this run shows again, and the findings it held that this run left out of
 /// `held` without raising them again on the pull request (so their file was
 /// reviewed), or that were dismissed. An entry without its line or reviewers
@@ -154,7 +160,13 @@ fn gone(existing: &Existing, request: &Request<'_>, held: &[Held]) -> (Vec<Gone>
         gone.retain(|g| g.id != h.id);
         gone.push(Gone { id: h.id, severity: h.severity, fixed, reviewers: h.reviewers });
     }
-    let cut = gone.len().saturating_sub(MAX_GONE);
+    // The newest entries that fit, each with the `+` that joins it to the next.
+    let mut size = 0;
+    let fit = gone.iter().rev().take_while(|g| {
+        size += g.rendered_len() + 1;
+        size <= MAX_GONE_CHARS + 1
+    });
+    let cut = gone.len() - fit.count().min(MAX_GONE);
     gone.drain(..cut);
     (gone, cut)
 }
@@ -203,7 +215,7 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
     let (gone, cut) = gone(existing, &request, &held);
     if cut > 0 {
         request.notes.push(format!(
-            "This overview remembers at most {MAX_GONE} findings a later run no longer found; the {cut} oldest were dropped, so gauntlet stats no longer counts them."
+            "This overview remembers at most {MAX_GONE} findings a later run no longer found, in at most {MAX_GONE_CHARS} characters; the {cut} oldest were dropped, so gauntlet stats no longer counts them."
         ));
     }
     request.marker.held = Some(held);

@@ -676,6 +676,37 @@ async fn github_the_gone_list_keeps_the_newest_200_and_says_so() {
     assert!(text.contains("the 1 oldest were dropped, so gauntlet stats no longer counts them"), "{text}");
 }
 
+/// Reviewer names are rule names of any length: the gone list is bounded in
+/// characters too, keeping the newest entries, so the marker never crowds the
+/// overview out of a comment.
+#[tokio::test]
+async fn github_the_gone_list_stays_short_whatever_the_reviewer_names() {
+    use gauntlet_publish::marker::Gone;
+    use gauntlet_publish::sync::MAX_GONE_CHARS;
+    let fake = fakes::github::start().await;
+    let long = "r".repeat(500);
+    let gone =
+        |i: usize| Gone { id: format!("g{i}"), severity: Severity::Low, fixed: false, reviewers: vec![long.clone()] };
+    let marker = OverviewMarker {
+        head: HEAD.into(),
+        rules: "r".into(),
+        config: "c".into(),
+        held: Some(vec![]),
+        era: None,
+        gone: (0..100).map(gone).collect(),
+    };
+    fake.state().add(None, None, fakes::PIPELINE, &format!("{}overview", marker.render()));
+    publish_after(&fake, vec![], "").await;
+    let text = overview(&fake);
+    let line = text.lines().next().unwrap();
+    assert!(line.len() < MAX_GONE_CHARS + 500, "{} characters", line.len());
+    let after = OverviewMarker::parse(&text).unwrap();
+    let kept = after.gone.len();
+    assert!(kept > 10 && kept < 100, "{kept}");
+    assert_eq!(after.gone.last().unwrap().id, "g99", "the newest stay");
+    assert!(text.contains(&format!("the {} oldest were dropped", 100 - kept)), "{text}");
+}
+
 #[tokio::test]
 async fn github_a_writers_thumbs_down_dismisses_and_a_readers_does_not() {
     a_writers_thumbs_down_dismisses_and_a_readers_does_not(fakes::github::start().await).await
