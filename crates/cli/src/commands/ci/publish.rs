@@ -101,7 +101,7 @@ pub fn post(
         Scope::Since { last } => {
             notes.push(format!(
                 "Incremental review: only what changed since {} (the last reviewed head); comments on other files carry over. Run `gauntlet ci --full` to review everything.",
-                &last[..last.len().min(12)]
+                super::short(last)
             ));
             Some(target.prepared.change.files.iter().map(|f| f.diff.path().to_string()).collect::<BTreeSet<_>>())
         }
