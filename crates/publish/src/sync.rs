@@ -124,7 +124,8 @@ fn carried(existing: &Existing, request: &Request<'_>) -> Vec<Held> {
 }
 
 /// What the new overview's marker records as held: this run's overview
-/// findings and those carried over.
+/// findings, in this run's era, and those carried over, in the era of the run
+/// that raised them.
 fn held(request: &Request<'_>, plan: &Plan) -> Vec<Held> {
     let here = plan.overview.iter().map(|&i| {
         let p = request.candidates[i].finding;
@@ -134,6 +135,7 @@ fn held(request: &Request<'_>, plan: &Plan) -> Vec<Held> {
             path: path_tag(crate::plan::path_of(p)),
             line: Location::parse(&p.location).map(|l| l.start),
             reviewers: if p.raised_by.is_empty() { vec![p.reviewer.clone()] } else { p.raised_by.clone() },
+            era: request.marker.era.clone(),
         }
     });
     here.chain(plan.carried.iter().cloned()).collect()
@@ -158,7 +160,7 @@ fn gone(existing: &Existing, request: &Request<'_>, held: &[Held]) -> (Vec<Gone>
         let Some(line) = h.line.filter(|_| !h.reviewers.is_empty()) else { continue };
         let fixed = touched(request.since_last.as_deref(), &h.path, line);
         gone.retain(|g| g.id != h.id);
-        gone.push(Gone { id: h.id, severity: h.severity, fixed, reviewers: h.reviewers });
+        gone.push(Gone { id: h.id, severity: h.severity, fixed, reviewers: h.reviewers, era: h.era });
     }
     // The newest entries that fit, each with the `+` that joins it to the next.
     let mut size = 0;

@@ -107,6 +107,43 @@ async fn publish_incremental(fake: &Fake, published: Vec<Published>, paths: &[&s
     standing::standing(&existing, &plan)
 }
 
+/// A run in `era` that reviewed only `reviewed` (all paths when `None`), whose
+/// head follows the last overview's by `since_last` (`git diff -U0`): what
+/// stands without being raised by it.
+async fn publish_run(
+    fake: &Fake,
+    published: Vec<Published>,
+    reviewed: Option<&[&str]>,
+    since_last: &str,
+    era: &str,
+) -> Vec<Standing> {
+    let review = review(published);
+    let host = fake.host();
+    let existing = host.existing(HEAD).await.unwrap();
+    let dismissals = dismissal::check(host.as_ref(), &existing, Policy::default()).await;
+    let marker = OverviewMarker {
+        head: HEAD.into(),
+        rules: review.rules_version.clone(),
+        config: "cfg1".into(),
+        held: None,
+        era: Some(era.into()),
+        gone: Vec::new(),
+    };
+    let request = Request {
+        review: &review,
+        candidates: candidates(&review.published),
+        marker,
+        cap: 15,
+        reviewed: reviewed.map(|paths| paths.iter().map(|p| p.to_string()).collect()),
+        notes: vec![],
+        dismissals,
+        since_last: Some(gauntlet_change::parse_patch(since_last).unwrap()),
+    };
+    let plan = preview(&existing, &request, host.dialect());
+    sync(host.as_ref(), &existing, request).await.unwrap();
+    standing::standing(&existing, &plan)
+}
+
 /// What stands when a run reviews nothing (a re-run of the same head).
 async fn standing_now(fake: &Fake) -> Option<Vec<Standing>> {
     let host = fake.host();
@@ -644,20 +681,52 @@ async fn a_held_finding_a_later_run_drops_is_remembered_as_fixed_or_withdrawn(fa
     assert_eq!(marker.gone.iter().map(|g| (g.id.as_str(), g.fixed)).collect::<Vec<_>>(), [(c, true)]);
 }
 
+/// An incremental run in a later era: a held finding on a file it did not
+/// review is carried, still standing, in the era that raised it; one on a file
+/// it reviewed and did not raise goes, fixed since the push changed its line,
+/// in its own era too; a new overview finding takes the run's era.
+async fn an_incremental_run_carries_what_it_did_not_review_in_its_own_era(fake: Fake) {
+    let mut first = run(0);
+    first[1].inline = false;
+    first[2].inline = false;
+    publish_run(&fake, first.clone(), None, "", "e1").await;
+    let (a, b, c) = (&first[0], &first[1], &first[2]);
+    let mut d = finding("src/a.rs", 40, "retry()", "The retry never gives up on a closed socket.", Severity::Medium);
+    d.inline = false;
+    let push = "diff --git a/lib/c.py b/lib/c.py\n--- a/lib/c.py\n+++ b/lib/c.py\n@@ -3 +3 @@\n-except: pass\n+except ValueError: raise\n\
+                diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -39,0 +40 @@\n+retry()\n";
+    let left = publish_run(&fake, vec![a.clone(), d.clone()], Some(&["src/a.rs", "lib/c.py"]), push, "e2").await;
+    assert_eq!(ids(&left), vec![(b.id.clone(), b.severity, None)], "b stands, carried");
+    let marker = OverviewMarker::parse(&overview(&fake)).unwrap();
+    let held: Vec<(&str, Option<&str>)> =
+        marker.held.as_ref().unwrap().iter().map(|h| (h.id.as_str(), h.era.as_deref())).collect();
+    assert_eq!(held, vec![(d.id.as_str(), Some("e2")), (b.id.as_str(), Some("e1"))]);
+    let gone: Vec<(&str, bool, Option<&str>)> =
+        marker.gone.iter().map(|g| (g.id.as_str(), g.fixed, g.era.as_deref())).collect();
+    assert_eq!(gone, vec![(c.id.as_str(), true, Some("e1"))]);
+    assert_eq!(marker.era.as_deref(), Some("e2"));
+}
+
 /// The gone list is bounded: a run that adds one to a full list drops the
 /// oldest entry, and the overview says the record lost it.
 #[tokio::test]
 async fn github_the_gone_list_keeps_the_newest_200_and_says_so() {
     use gauntlet_publish::marker::{Gone, Held, path_tag};
     let fake = fakes::github::start().await;
-    let gone =
-        |i: usize| Gone { id: format!("g{i}"), severity: Severity::Low, fixed: false, reviewers: vec!["x".into()] };
+    let gone = |i: usize| Gone {
+        id: format!("g{i}"),
+        severity: Severity::Low,
+        fixed: false,
+        reviewers: vec!["x".into()],
+        era: None,
+    };
     let held = Held {
         id: "h1".into(),
         severity: Severity::High,
         path: path_tag("src/a.rs"),
         line: Some(10),
         reviewers: vec!["correctness".into()],
+        era: None,
     };
     let marker = OverviewMarker {
         head: HEAD.into(),
@@ -685,8 +754,13 @@ async fn github_the_gone_list_stays_short_whatever_the_reviewer_names() {
     use gauntlet_publish::sync::MAX_GONE_CHARS;
     let fake = fakes::github::start().await;
     let long = "r".repeat(500);
-    let gone =
-        |i: usize| Gone { id: format!("g{i}"), severity: Severity::Low, fixed: false, reviewers: vec![long.clone()] };
+    let gone = |i: usize| Gone {
+        id: format!("g{i}"),
+        severity: Severity::Low,
+        fixed: false,
+        reviewers: vec![long.clone()],
+        era: None,
+    };
     let marker = OverviewMarker {
         head: HEAD.into(),
         rules: "r".into(),
@@ -756,6 +830,7 @@ for_each_host!(
     a_finding_only_the_overview_holds_is_dismissed_by_id,
     comments_carry_the_era_they_were_raised_in,
     a_held_finding_a_later_run_drops_is_remembered_as_fixed_or_withdrawn,
+    an_incremental_run_carries_what_it_did_not_review_in_its_own_era,
 );
 
 #[tokio::test]

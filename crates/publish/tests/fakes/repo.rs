@@ -397,31 +397,39 @@ pub fn scenario(kind: Kind) -> Repo {
 /// Held: J (`logic`, medium; ignored once merged), N (`logic`, medium;
 /// dismissed by id when the scenario adds the command), an older entry without
 /// line or reviewers (unreadable). Gone: K (`security`, high, fixed), L
-/// (`logic`, low, withdrawn).
+/// (`logic`, low, withdrawn). The overview was last written in era `e3`; each
+/// entry names the era that raised it: J `e1`, N `e3`, K `e2`, L none (an
+/// entry written before eras were kept), the threaded finding's `e3`.
 fn overview(repo: &mut Repo, who: &str, threaded: &str) -> RThread {
     use Severity::*;
     let mut id = |tag: &str| format!("{tag}{}", repo.id());
-    let held = |id: String, severity, reviewer: &str| Held {
+    let held = |id: String, severity, reviewer: &str, era: &str| Held {
         id,
         severity,
         path: path_tag("src/x.rs"),
         line: Some(7),
         reviewers: vec![reviewer.to_string()],
+        era: Some(era.to_string()),
     };
-    let mut holds = vec![held(id("j"), Medium, "logic"), held(id("n"), Medium, "logic")];
-    holds.push(Held { line: None, reviewers: vec![], ..held(id("old"), High, "") });
+    let mut holds = vec![held(id("j"), Medium, "logic", "e1"), held(id("n"), Medium, "logic", "e3")];
+    holds.push(Held { line: None, reviewers: vec![], era: None, ..held(id("old"), High, "", "") });
     if let Some(m) = gauntlet_publish::FindingMarker::parse(threaded) {
-        holds.push(held(m.id, Low, "logic"));
+        holds.push(held(m.id, Low, "logic", "e3"));
     }
-    let gone =
-        |id: String, severity, fixed, reviewer: &str| Gone { id, severity, fixed, reviewers: vec![reviewer.into()] };
+    let gone = |id: String, severity, fixed, reviewer: &str, era: Option<&str>| Gone {
+        id,
+        severity,
+        fixed,
+        reviewers: vec![reviewer.into()],
+        era: era.map(str::to_string),
+    };
     let marker = OverviewMarker {
         head: "2c26b46b68ffc68ff99b453c1d30413413422d70".into(),
         rules: "v3".into(),
         config: "c".into(),
         held: Some(holds),
-        era: None,
-        gone: vec![gone(id("k"), High, true, "security"), gone(id("l"), Low, false, "logic")],
+        era: Some("e3".into()),
+        gone: vec![gone(id("k"), High, true, "security", Some("e2")), gone(id("l"), Low, false, "logic", None)],
     };
     let note = repo.id();
     RThread { note, opener: who.into(), body: format!("{}## gauntlet review", marker.render()), ..RThread::default() }
