@@ -381,7 +381,8 @@ impl CodeHost for GitHub {
         // GitHub accepts comments on any commit of the pull request, so a
         // newer push does not block placing them on the reviewed head.
         let (threads, author, general, unread) = self.threads().await?;
-        Ok(Existing { overview: self.overview().await?, threads, inline_blocked: None, author, general, unread })
+        let overview = self.overview().await?;
+        Ok(Existing { overview, threads, inline_blocked: None, author, general, unread, overview_edited: None })
     }
 
     async fn create(&self, head: &str, comments: &[NewComment]) -> Result<(), PublishError> {

@@ -41,7 +41,10 @@
 //!   Edits: GraphQL `Note.lastEditedBy` must be empty or the pipeline. GitLab keeps
 //!   only the last editor, so a maintainer's edit later overwritten by the pipeline
 //!   is not seen. The overview is the first discussion the pipeline opened with
-//!   an overview marker, under the same edit check.
+//!   an overview marker, under the same edit check; since `ci` rewrites it every
+//!   run, `ci` asks who last edited it first and, when that was anyone else,
+//!   carries over none of what its marker remembers but the held findings
+//!   themselves ([`crate::host::Existing::overview_edited`]).
 //! - Azure DevOps: pull requests from `GET /pullrequests?searchCriteria.status=all`
 //!   (`status`, `closedDate`); threads (status, system comments for who changed
 //!   it; others' threads for commands by id); lines changed: the Git FileDiffs

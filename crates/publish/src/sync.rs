@@ -106,12 +106,28 @@ pub fn preview(existing: &Existing, request: &Request<'_>, dialect: Dialect) -> 
     plan
 }
 
+/// The last overview's marker, as far as it can be trusted to be the
+/// pipeline's. When someone else edited the overview ([`Existing::overview_edited`]),
+/// its gone findings and its held ones' lines, reviewers and eras may be theirs:
+/// only what makes `--fail-on` stricter is kept (the held findings' ids,
+/// severities and paths), so the record never counts an outcome they wrote.
+fn last_marker(existing: &Existing) -> Option<OverviewMarker> {
+    let mut marker = OverviewMarker::parse(&existing.overview.as_ref()?.body)?;
+    if existing.overview_edited.is_some() {
+        marker.gone.clear();
+        for h in marker.held.iter_mut().flatten() {
+            (h.line, h.reviewers, h.era) = (None, Vec::new(), None);
+        }
+    }
+    Some(marker)
+}
+
 /// The findings the last overview held that this run leaves standing: not
 /// raised again by it, on a path it did not review. A full review reviews every
 /// path, so it carries nothing: what it does not raise again is gone.
 fn carried(existing: &Existing, request: &Request<'_>) -> Vec<Held> {
     let Some(reviewed) = &request.reviewed else { return Vec::new() };
-    let old = existing.overview.as_ref().and_then(|o| OverviewMarker::parse(&o.body)).and_then(|m| m.held);
+    let old = last_marker(existing).and_then(|m| m.held);
     let raised: BTreeSet<&str> = request.candidates.iter().map(|c| c.finding.id.as_str()).collect();
     let reviewed: BTreeSet<String> = reviewed.iter().map(|p| path_tag(p)).collect();
     let mut seen = BTreeSet::new();
@@ -148,7 +164,7 @@ fn held(request: &Request<'_>, plan: &Plan) -> Vec<Held> {
 /// reviewed), or that were dismissed. An entry without its line or reviewers
 /// (an older marker) cannot be counted, so it is not kept.
 fn gone(existing: &Existing, request: &Request<'_>, held: &[Held]) -> (Vec<Gone>, usize) {
-    let Some(old) = existing.overview.as_ref().and_then(|o| OverviewMarker::parse(&o.body)) else {
+    let Some(old) = last_marker(existing) else {
         return (Vec::new(), 0);
     };
     let raised: BTreeSet<&str> = request.candidates.iter().map(|c| c.finding.id.as_str()).collect();
@@ -205,6 +221,11 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
         request.notes.push(format!(
             "Still standing from an earlier run, on files this run did not review (listed in full in that run's log): {}.",
             ids.join(", ")
+        ));
+    }
+    if let Some(why) = &existing.overview_edited {
+        request.notes.push(format!(
+            "This overview was edited outside gauntlet ({why}), so the findings it remembered as gone, and the lines and reviewers of those it held, were not carried over: gauntlet stats does not count them."
         ));
     }
     if !existing.unread.is_empty() {

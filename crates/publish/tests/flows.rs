@@ -707,6 +707,62 @@ async fn an_incremental_run_carries_what_it_did_not_review_in_its_own_era(fake: 
     assert_eq!(marker.era.as_deref(), Some("e2"));
 }
 
+/// GitLab keeps only a note's last editor, and the next run's rewrite of the
+/// overview would make that the pipeline again: what a maintainer's edit of
+/// the marker says is not carried over, save the held findings themselves
+/// (they only make `--fail-on` stricter), and the overview says why.
+#[tokio::test]
+async fn gitlab_a_maintainers_edit_of_the_overview_is_not_carried_over() {
+    use gauntlet_publish::marker::{Gone, strip};
+    let fake = fakes::gitlab::start(HEAD).await;
+    let mut first = run(0);
+    first[1].inline = false;
+    first[2].inline = false;
+    publish_run(&fake, first.clone(), None, "", "e1").await;
+    let (b, c) = (&first[1], &first[2]);
+    {
+        let mut s = fake.state();
+        let thread = s.threads.iter_mut().find(|t| t.path.is_none() && t.notes[0].author == fakes::PIPELINE);
+        let note = &mut thread.unwrap().notes[0];
+        let mut m = OverviewMarker::parse(&note.body).unwrap();
+        let reviewers = vec!["security".to_string()];
+        let era = Some("e1".to_string());
+        m.gone.push(Gone {
+            id: "forged".into(),
+            severity: Severity::High,
+            fixed: true,
+            reviewers: reviewers.clone(),
+            era,
+        });
+        for h in m.held.iter_mut().flatten() {
+            (h.line, h.reviewers) = (Some(99), reviewers.clone());
+        }
+        note.body = format!("{}{}", m.render(), strip(&note.body));
+        note.edited_by = Some(fakes::PERSON.into());
+    }
+    // A run that reviewed lib/c.py, did not raise c, and changed line 99 there.
+    let push = "diff --git a/lib/c.py b/lib/c.py\n--- a/lib/c.py\n+++ b/lib/c.py\n@@ -99 +99 @@\n-x\n+y\n";
+    let left = publish_run(&fake, vec![first[0].clone()], Some(&["src/a.rs", "lib/c.py"]), push, "e2").await;
+    assert_eq!(ids(&left), vec![(b.id.clone(), b.severity, None)], "b still stands");
+    let text = overview(&fake);
+    assert!(text.contains("edited outside gauntlet (edited by user"), "{text}");
+    let marker = OverviewMarker::parse(&text).unwrap();
+    assert_eq!(marker.gone, vec![], "neither the forged entry nor c, on the maintainer's line");
+    let held: Vec<_> = marker.held.unwrap().into_iter().map(|h| (h.id, h.line, h.reviewers, h.era)).collect();
+    assert_eq!(held, vec![(b.id.clone(), None, vec![], None)]);
+    assert!(!text.contains(&c.id), "{text}");
+    // The run after: the pipeline wrote the note last, and nothing forged is back.
+    publish_run(&fake, vec![first[0].clone()], Some(&["src/a.rs"]), "", "e2").await;
+    let text = overview(&fake);
+    assert!(!text.contains("edited outside gauntlet"), "{text}");
+    let marker = OverviewMarker::parse(&text).unwrap();
+    assert_eq!((marker.gone.len(), marker.held.unwrap().len()), (0, 1), "{text}");
+    // One question a run, asked only once there is an overview to ask about.
+    let log = fake.state().log.clone();
+    assert_eq!(log.iter().filter(|l| *l == "POST /api/graphql").count(), 2, "{log:#?}");
+    assert!(fake.errors().is_empty(), "{:?}", fake.errors());
+}
+
 /// The gone list is bounded: a run that adds one to a full list drops the
 /// oldest entry, and the overview says the record lost it.
 #[tokio::test]

@@ -220,7 +220,7 @@ pub async fn serve_history(kind: Kind, repo: &Arc<Mutex<Repo>>, server: &MockSer
         Kind::GitLab => vec![
             Mock::given(method("GET")).and(path("/api/v4/projects/7/merge_requests")),
             Mock::given(held(repo, "/api/v4/projects/7/merge_requests")),
-            Mock::given(method("POST")).and(path("/api/graphql")),
+            Mock::given(method("POST")).and(path("/api/graphql")).and(asks_about_held(repo)),
             Mock::given(method("GET")).and(path("/api/v4/projects/7")),
             Mock::given(method("GET")).and(path("/api/v4/user")),
             Mock::given(method("GET")).and(path_regex("^/api/v4/projects/7/members/all/[^/]+$")),
@@ -244,6 +244,16 @@ fn held(repo: &Arc<Mutex<Repo>>, prefix: &str) -> impl Fn(&wiremock::Request) ->
     move |request: &wiremock::Request| {
         let Some(rest) = request.url.path().strip_prefix(&prefix) else { return false };
         let number = rest.split('/').next().and_then(|n| n.parse::<u64>().ok());
+        number.is_some_and(|n| repo.lock().unwrap().pulls.iter().any(|p| p.number == n))
+    }
+}
+
+/// GitLab GraphQL queries about a merge request `repo` holds.
+fn asks_about_held(repo: &Arc<Mutex<Repo>>) -> impl Fn(&wiremock::Request) -> bool + Send + Sync + 'static {
+    let repo = repo.clone();
+    move |request: &wiremock::Request| {
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        let number = body["variables"]["iid"].as_str().and_then(|n| n.parse::<u64>().ok());
         number.is_some_and(|n| repo.lock().unwrap().pulls.iter().any(|p| p.number == n))
     }
 }
