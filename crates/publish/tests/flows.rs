@@ -707,6 +707,25 @@ async fn an_incremental_run_carries_what_it_did_not_review_in_its_own_era(fake: 
     assert_eq!(marker.era.as_deref(), Some("e2"));
 }
 
+/// A file renamed since the last run: `ci` counts its old path as reviewed, so
+/// a finding held there goes, fixed when the rename's diff changed its line
+/// and withdrawn when it did not.
+async fn a_held_finding_in_a_renamed_file_goes_by_its_old_path(fake: Fake) {
+    let mut first = vec![
+        finding("src/old.rs", 5, "let n = v[i];", "Indexing panics past the end of the vector.", Severity::High),
+        finding("src/old.rs", 30, "lock.lock();", "The lock is taken twice on the retry path.", Severity::Low),
+    ];
+    first.iter_mut().for_each(|f| f.inline = false);
+    publish_run(&fake, first.clone(), None, "", "e1").await;
+    let rename = "diff --git a/src/old.rs b/src/new.rs\nsimilarity index 95%\nrename from src/old.rs\nrename to src/new.rs\n\
+                  --- a/src/old.rs\n+++ b/src/new.rs\n@@ -5 +5 @@\n-let n = v[i];\n+let n = v.get(i)?;\n";
+    let left = publish_run(&fake, vec![], Some(&["src/new.rs", "src/old.rs"]), rename, "e2").await;
+    assert!(left.is_empty(), "{left:?}");
+    let marker = OverviewMarker::parse(&overview(&fake)).unwrap();
+    let gone: Vec<(&str, bool)> = marker.gone.iter().map(|g| (g.id.as_str(), g.fixed)).collect();
+    assert_eq!(gone, vec![(first[0].id.as_str(), true), (first[1].id.as_str(), false)]);
+}
+
 /// GitLab keeps only a note's last editor, and the next run's rewrite of the
 /// overview would make that the pipeline again: what a maintainer's edit of
 /// the marker says is not carried over, save the held findings themselves
@@ -887,6 +906,7 @@ for_each_host!(
     comments_carry_the_era_they_were_raised_in,
     a_held_finding_a_later_run_drops_is_remembered_as_fixed_or_withdrawn,
     an_incremental_run_carries_what_it_did_not_review_in_its_own_era,
+    a_held_finding_in_a_renamed_file_goes_by_its_old_path,
 );
 
 #[tokio::test]
