@@ -158,10 +158,10 @@ fn held(request: &Request<'_>, plan: &Plan) -> Vec<Held> {
 }
 
 /// What the new overview's marker records as gone, and how many of the oldest
-/// entries [`MAX_GONE`] and [`MAX_GONE_CHARS`] cut: the earlier overview's gone findings, less those
-/// this run shows again, and the findings it held that this run left out of
-/// `held` without raising them again on the pull request (so their file was
-/// reviewed), or that were dismissed. An entry without its line or reviewers
+/// entries [`MAX_GONE`] and [`MAX_GONE_CHARS`] cut: the earlier overview's gone
+/// findings, less those this run shows again, and the findings it held that
+/// this run left out of `held` without raising them again on the pull request
+/// (so their file was reviewed), or that were dismissed. An entry without its line or reviewers
 /// (an older marker) cannot be counted, so it is not kept.
 fn gone(existing: &Existing, request: &Request<'_>, held: &[Held]) -> (Vec<Gone>, usize) {
     let Some(old) = last_marker(existing) else {
@@ -225,7 +225,7 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
     }
     if let Some(why) = &existing.overview_edited {
         request.notes.push(format!(
-            "This overview was edited outside gauntlet ({why}), so the findings it remembered as gone, and the lines and reviewers of those it held, were not carried over: gauntlet stats does not count them."
+            "This overview cannot be taken as gauntlet's own ({why}), so the findings it remembered as gone, and the lines and reviewers of those it held, were not carried over: gauntlet stats does not count them."
         ));
     }
     if !existing.unread.is_empty() {

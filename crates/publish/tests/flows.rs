@@ -764,7 +764,7 @@ async fn gitlab_a_maintainers_edit_of_the_overview_is_not_carried_over() {
     let left = publish_run(&fake, vec![first[0].clone()], Some(&["src/a.rs", "lib/c.py"]), push, "e2").await;
     assert_eq!(ids(&left), vec![(b.id.clone(), b.severity, None)], "b still stands");
     let text = overview(&fake);
-    assert!(text.contains("edited outside gauntlet (edited by user"), "{text}");
+    assert!(text.contains("cannot be taken as gauntlet's own (edited by user"), "{text}");
     let marker = OverviewMarker::parse(&text).unwrap();
     assert_eq!(marker.gone, vec![], "neither the forged entry nor c, on the maintainer's line");
     let held: Vec<_> = marker.held.unwrap().into_iter().map(|h| (h.id, h.line, h.reviewers, h.era)).collect();
@@ -773,7 +773,7 @@ async fn gitlab_a_maintainers_edit_of_the_overview_is_not_carried_over() {
     // The run after: the pipeline wrote the note last, and nothing forged is back.
     publish_run(&fake, vec![first[0].clone()], Some(&["src/a.rs"]), "", "e2").await;
     let text = overview(&fake);
-    assert!(!text.contains("edited outside gauntlet"), "{text}");
+    assert!(!text.contains("cannot be taken as gauntlet's own"), "{text}");
     let marker = OverviewMarker::parse(&text).unwrap();
     assert_eq!((marker.gone.len(), marker.held.unwrap().len()), (0, 1), "{text}");
     // One question a run, asked only once there is an overview to ask about.
