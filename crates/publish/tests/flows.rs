@@ -782,6 +782,27 @@ async fn gitlab_a_maintainers_edit_of_the_overview_is_not_carried_over() {
     assert!(fake.errors().is_empty(), "{:?}", fake.errors());
 }
 
+/// When GitLab will not say who last edited the overview, its marker is
+/// treated as if someone else had: what a held finding's entry says about its
+/// line is not trusted to call it fixed.
+#[tokio::test]
+async fn gitlab_an_overview_whose_last_editor_is_unknown_is_not_carried_over() {
+    let fake = fakes::gitlab::start(HEAD).await;
+    let mut first = run(0);
+    first[2].inline = false;
+    publish_run(&fake, first.clone(), None, "", "e1").await;
+    fake.state().editors_withheld = true;
+    let push = "diff --git a/lib/c.py b/lib/c.py\n--- a/lib/c.py\n+++ b/lib/c.py\n@@ -3 +3 @@\n-except: pass\n+raise\n";
+    publish_run(&fake, first[..2].to_vec(), Some(&["lib/c.py"]), push, "e1").await;
+    let text = overview(&fake);
+    assert!(text.contains("cannot be taken as gauntlet's own (GitLab did not say who last edited it"), "{text}");
+    assert_eq!(OverviewMarker::parse(&text).unwrap().gone, vec![], "{text}");
+    // Told again, the next run records what it drops.
+    fake.state().editors_withheld = false;
+    publish_run(&fake, first[..2].to_vec(), Some(&["lib/c.py"]), push, "e1").await;
+    assert!(!overview(&fake).contains("cannot be taken as gauntlet's own"));
+}
+
 /// The gone list is bounded: a run that adds one to a full list drops the
 /// oldest entry, and the overview says the record lost it.
 #[tokio::test]

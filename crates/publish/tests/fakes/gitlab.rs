@@ -154,6 +154,9 @@ fn editors(s: &mut State, body: &Value) -> ResponseTemplate {
         s.errors.push(format!("an unexpected GraphQL query: {body}"));
         return json(json!({"errors": [{"message": "unexpected query"}]}));
     }
+    if s.editors_withheld {
+        return json(json!({"errors": [{"message": "Field 'lastEditedBy' doesn't exist on type 'Note'"}]}));
+    }
     let nodes: Vec<Value> = s
         .threads
         .iter()
