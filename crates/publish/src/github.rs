@@ -42,7 +42,7 @@ const THREADS: &str = "query($owner:String!,$name:String!,$number:Int!,$cursor:S
 const MORE_COMMENTS: &str = "query($id:ID!,$cursor:String){node(id:$id){... on PullRequestReviewThread{comments(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{databaseId body author{login} lastEditedAt editor{login}}}}}}";
 
 /// The pull request's own comments after `cursor`.
-const MORE_PR_COMMENTS: &str = "query($id:ID!,$cursor:String){node(id:$id){... on PullRequest{comments(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{body author{login} lastEditedAt editor{login} userContentEdits(first:20){totalCount nodes{editor{login}}}}}}}}";
+const MORE_PR_COMMENTS: &str = "query($id:ID!,$cursor:String){node(id:$id){... on PullRequest{comments(first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{body author{login} lastEditedAt editor{login} userContentEdits(first:100){totalCount nodes{editor{login}}}}}}}}";
 
 /// A comment's thumbs-down reactions after `cursor`.
 const MORE_REACTIONS: &str = "query($id:ID!,$cursor:String){node(id:$id){... on PullRequestReviewComment{reactions(content:THUMBS_DOWN,first:100,after:$cursor){pageInfo{hasNextPage endCursor} nodes{user{login}}}}}}";
@@ -381,7 +381,8 @@ impl CodeHost for GitHub {
         // GitHub accepts comments on any commit of the pull request, so a
         // newer push does not block placing them on the reviewed head.
         let (threads, author, general, unread) = self.threads().await?;
-        Ok(Existing { overview: self.overview().await?, threads, inline_blocked: None, author, general, unread })
+        let overview = self.overview().await?;
+        Ok(Existing { overview, threads, inline_blocked: None, author, general, unread, overview_edited: None })
     }
 
     async fn create(&self, head: &str, comments: &[NewComment]) -> Result<(), PublishError> {

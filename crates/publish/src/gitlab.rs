@@ -45,6 +45,8 @@ pub struct GitLab {
     api: String,
     project: String,
     mr: String,
+    /// The merge request's number in the project (`CI_MERGE_REQUEST_IID`).
+    iid: u64,
     diff_refs: Mutex<Option<DiffRefs>>,
     /// Who the token belongs to, once asked (a history read asks per merge request).
     me: Mutex<Option<String>>,
@@ -70,6 +72,7 @@ impl GitLab {
             api,
             project,
             mr,
+            iid: config.merge_request,
             diff_refs: Mutex::new(None),
             me: Mutex::new(None),
             project_path: Mutex::new(None),
@@ -95,6 +98,10 @@ impl GitLab {
             start: string(&mr, "/diff_refs/start_sha", HOST, what)?,
             head: string(&mr, "/diff_refs/head_sha", HOST, what)?,
         };
+        // `group/project!3`: the project's path, which GraphQL names it by.
+        if let Some((path, _)) = mr["references"]["full"].as_str().and_then(|r| r.rsplit_once('!')) {
+            self.project_path.lock().expect("project path lock").get_or_insert_with(|| path.to_string());
+        }
         Ok((refs, person(&mr["author"])))
     }
 
@@ -223,6 +230,9 @@ impl CodeHost for GitLab {
         }
         for d in discussions {
             classify(&d, &me, &mut existing);
+        }
+        if let Some(note) = existing.overview.as_ref().map(|o| o.handle.comment.clone()) {
+            existing.overview_edited = self.overview_edited(&note, &me).await?;
         }
         for thread in &mut existing.threads {
             let (people, cut) = self.thumbs_down(&thread.handle, &me).await?;

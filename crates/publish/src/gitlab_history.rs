@@ -67,6 +67,22 @@ impl GitLab {
     }
 }
 
+impl GitLab {
+    /// Who besides the pipeline (user `me`) last edited this merge request's
+    /// overview note `note`, or why GitLab's answer does not say; `None` when
+    /// nobody else did. A GraphQL answer without the list is a reason, not a
+    /// failure: `ci` then only stops carrying over what the note remembers.
+    pub(super) async fn overview_edited(&self, note: &str, me: &str) -> Result<Option<String>, PublishError> {
+        match self.editors(self.iid).await {
+            Ok(editors) => Ok(edited_by_other(&editors, note, me)),
+            Err(PublishError::Response { message, .. }) => {
+                Ok(Some(format!("GitLab did not say who last edited it ({message})")))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
 #[async_trait]
 impl History for GitLab {
     fn name(&self) -> &'static str {

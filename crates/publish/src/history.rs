@@ -15,7 +15,9 @@
 //! overview comment ([`PullRecord::overview`]): found by its marker under the
 //! pipeline's identity, and left out whole when anyone else edited it (the same
 //! edit checks as a finding comment). Its held findings are open or ignored,
-//! its gone ones fixed or withdrawn as the marker says; a `/gauntlet dismiss
+//! its gone ones fixed or withdrawn as the marker says, each in the era its
+//! entry names (none for an entry written before that was kept; the
+//! overview's own era is only the last run's); a `/gauntlet dismiss
 //! <finding id>` dismisses either. An id that also has a finding comment counts
 //! once, from the comment. A held entry from an older marker names no
 //! reviewers and counts as unreadable.
@@ -39,7 +41,10 @@
 //!   Edits: GraphQL `Note.lastEditedBy` must be empty or the pipeline. GitLab keeps
 //!   only the last editor, so a maintainer's edit later overwritten by the pipeline
 //!   is not seen. The overview is the first discussion the pipeline opened with
-//!   an overview marker, under the same edit check.
+//!   an overview marker, under the same edit check; since `ci` rewrites it every
+//!   run, `ci` asks who last edited it first and, when that was anyone else,
+//!   carries over none of what its marker remembers but the held findings
+//!   themselves ([`crate::host::Existing::overview_edited`]).
 //! - Azure DevOps: pull requests from `GET /pullrequests?searchCriteria.status=all`
 //!   (`status`, `closedDate`); threads (status, system comments for who changed
 //!   it; others' threads for commands by id); lines changed: the Git FileDiffs
@@ -541,6 +546,7 @@ struct Shown {
     reviewers: Vec<String>,
     /// `None` while held; once gone, whether the flagged line changed (fixed).
     gone: Option<bool>,
+    /// The era its entry names (not the overview's, which every run rewrites).
     era: Option<String>,
 }
 
@@ -564,13 +570,12 @@ fn overview_findings(overview: Option<&OverviewComment>, threaded: &BTreeSet<Str
             out.unreadable += 1;
             continue;
         }
-        let era = marker.era.clone();
-        shown.push(Shown { id: h.id, severity: h.severity, reviewers: h.reviewers, gone: None, era });
+        shown.push(Shown { id: h.id, severity: h.severity, reviewers: h.reviewers, gone: None, era: h.era });
     }
     for g in marker.gone {
         if seen.insert(g.id.clone()) {
-            let era = marker.era.clone();
-            shown.push(Shown { id: g.id, severity: g.severity, reviewers: g.reviewers, gone: Some(g.fixed), era });
+            let gone = Some(g.fixed);
+            shown.push(Shown { id: g.id, severity: g.severity, reviewers: g.reviewers, gone, era: g.era });
         }
     }
     shown

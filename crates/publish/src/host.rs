@@ -109,6 +109,12 @@ pub struct Existing {
     /// What could not be read in full (a listing cut at its page cap): the
     /// overview says so, since a dismissal may be in the part not read.
     pub unread: Vec<String>,
+    /// Who besides the pipeline last edited the overview, or why the host could
+    /// not say; what its marker remembers is then not carried over ([`crate::sync::sync`]).
+    /// Only GitLab sets it: it keeps just a note's last editor, which the next
+    /// run's rewrite of the overview would hide. GitHub lists every edit for a
+    /// later read to see, and Azure DevOps lets only a comment's author edit it.
+    pub overview_edited: Option<String>,
 }
 
 /// An inline comment to create.

@@ -46,6 +46,10 @@ pub struct Held {
     /// in an entry written before this was recorded, which the record leaves
     /// out as unreadable.
     pub reviewers: Vec<String>,
+    /// [`era_tag`] of the run that raised it, which a later run carrying it
+    /// keeps; `None` in an entry written before this was recorded (its outcome
+    /// then belongs to no era).
+    pub era: Option<String>,
 }
 
 /// A held finding a later run reviewed its file again and did not raise.
@@ -57,6 +61,8 @@ pub struct Gone {
     /// dropped it: fixed; otherwise withdrawn.
     pub fixed: bool,
     pub reviewers: Vec<String>,
+    /// As [`Held::era`]: the era of the run that raised it.
+    pub era: Option<String>,
 }
 
 /// A short, stable tag of a path (64-bit FNV-1a, hex): markers hold only
@@ -72,36 +78,51 @@ impl Held {
         format!("{}.{}.{}", sev_char(self.severity), token(&self.id), token(&self.path))
     }
 
-    /// `id.line.reviewers`, for the `held_at` field; `None` without a line.
+    /// `id.line.reviewers`, then `.era` when it has one, for the `held_at`
+    /// field; `None` without a line.
     fn render_at(&self) -> Option<String> {
-        Some(format!("{}.{}.{}", token(&self.id), self.line?, names(&self.reviewers)))
+        Some(format!("{}.{}.{}{}", token(&self.id), self.line?, names(&self.reviewers), era_part(&self.era)))
     }
 
     fn parse(text: &str) -> Option<Held> {
         let mut parts = text.split('.');
         let severity = sev_of(parts.next()?)?;
         let (id, path) = (parts.next()?.to_string(), parts.next()?.to_string());
-        let (line, reviewers) = (None, Vec::new());
-        (parts.next().is_none() && !id.is_empty()).then_some(Held { id, severity, path, line, reviewers })
+        let (line, reviewers, era) = (None, Vec::new(), None);
+        (parts.next().is_none() && !id.is_empty()).then_some(Held { id, severity, path, line, reviewers, era })
     }
 
-    /// The id, line and reviewers of a `held_at` entry.
-    fn parse_at(text: &str) -> Option<(&str, u32, Vec<String>)> {
-        let [id, line, reviewers] = text.split('.').collect::<Vec<_>>()[..] else { return None };
+    /// The id, line, reviewers and era of a `held_at` entry.
+    fn parse_at(text: &str) -> Option<(&str, u32, Vec<String>, Option<String>)> {
+        let (id, line, reviewers, era) = match text.split('.').collect::<Vec<_>>()[..] {
+            [id, line, reviewers] => (id, line, reviewers, None),
+            [id, line, reviewers, era] if !era.is_empty() => (id, line, reviewers, Some(era.to_string())),
+            _ => return None,
+        };
         let reviewers = unnames(reviewers)?;
-        (!reviewers.is_empty()).then_some((id, line.parse().ok()?, reviewers))
+        (!reviewers.is_empty()).then_some((id, line.parse().ok()?, reviewers, era))
     }
 }
 
 impl Gone {
-    /// `{f|w}sev.id.reviewers`.
+    /// How many characters this entry takes in the marker.
+    pub fn rendered_len(&self) -> usize {
+        self.render().len()
+    }
+
+    /// `{f|w}sev.id.reviewers`, then `.era` when it has one.
     fn render(&self) -> String {
         let how = if self.fixed { 'f' } else { 'w' };
-        format!("{how}{}.{}.{}", sev_char(self.severity), token(&self.id), names(&self.reviewers))
+        let era = era_part(&self.era);
+        format!("{how}{}.{}.{}{era}", sev_char(self.severity), token(&self.id), names(&self.reviewers))
     }
 
     fn parse(text: &str) -> Option<Gone> {
-        let [head, id, reviewers] = text.split('.').collect::<Vec<_>>()[..] else { return None };
+        let (head, id, reviewers, era) = match text.split('.').collect::<Vec<_>>()[..] {
+            [head, id, reviewers] => (head, id, reviewers, None),
+            [head, id, reviewers, era] if !era.is_empty() => (head, id, reviewers, Some(era.to_string())),
+            _ => return None,
+        };
         let mut head = head.chars();
         let fixed = match head.next()? {
             'f' => true,
@@ -110,8 +131,13 @@ impl Gone {
         };
         let severity = sev_of(head.as_str())?;
         let reviewers = unnames(reviewers)?;
-        (!id.is_empty() && !reviewers.is_empty()).then(|| Gone { id: id.to_string(), severity, fixed, reviewers })
+        (!id.is_empty() && !reviewers.is_empty()).then(|| Gone { id: id.to_string(), severity, fixed, reviewers, era })
     }
+}
+
+/// An entry's era as its optional last part (`.era`); nothing without one.
+fn era_part(era: &Option<String>) -> String {
+    era.as_deref().map(token).filter(|e| !e.is_empty()).map(|e| format!(".{e}")).unwrap_or_default()
 }
 
 fn sev_char(severity: Severity) -> char {
@@ -245,9 +271,9 @@ impl OverviewMarker {
             list => list.split('+').filter_map(Held::parse).collect(),
         });
         let at = field(&fields, "held_at").unwrap_or_default().split('+').filter_map(Held::parse_at);
-        for (id, line, reviewers) in at {
+        for (id, line, reviewers, era) in at {
             if let Some(h) = held.iter_mut().flatten().find(|h| h.id == id) {
-                (h.line, h.reviewers) = (Some(line), reviewers);
+                (h.line, h.reviewers, h.era) = (Some(line), reviewers, era);
             }
         }
         let gone = field(&fields, "gone").map(|g| g.split('+').filter_map(Gone::parse).collect());
@@ -356,6 +382,7 @@ mod tests {
                 path: path_tag("src/a b.rs"),
                 line: None,
                 reviewers: vec![],
+                era: None,
             },
             Held {
                 id: "0011".into(),
@@ -363,6 +390,7 @@ mod tests {
                 path: path_tag("lib/c.py"),
                 line: None,
                 reviewers: vec![],
+                era: None,
             },
         ];
         let o = OverviewMarker {
@@ -398,13 +426,33 @@ mod tests {
                     path: path_tag("a"),
                     line: Some(12),
                     reviewers: odd.clone(),
+                    era: Some("e0".into()),
                 },
-                Held { id: "bb".into(), severity: Severity::Low, path: path_tag("b"), line: None, reviewers: vec![] },
+                Held {
+                    id: "bb".into(),
+                    severity: Severity::Low,
+                    path: path_tag("b"),
+                    line: None,
+                    reviewers: vec![],
+                    era: None,
+                },
             ]),
             era: Some("e1".into()),
             gone: vec![
-                Gone { id: "cc".into(), severity: Severity::High, fixed: true, reviewers: odd.clone() },
-                Gone { id: "dd".into(), severity: Severity::Low, fixed: false, reviewers: vec!["logic".into()] },
+                Gone {
+                    id: "cc".into(),
+                    severity: Severity::High,
+                    fixed: true,
+                    reviewers: odd.clone(),
+                    era: Some("e0".into()),
+                },
+                Gone {
+                    id: "dd".into(),
+                    severity: Severity::Low,
+                    fixed: false,
+                    reviewers: vec!["logic".into()],
+                    era: None,
+                },
             ],
         };
         let line = o.render();
@@ -420,6 +468,21 @@ mod tests {
         let parsed = OverviewMarker::parse(old).unwrap();
         assert_eq!(parsed.held.unwrap()[0].line, None);
         assert!(parsed.gone.is_empty());
+    }
+
+    /// Each entry names the era of the run that raised it, after its other
+    /// parts; an entry written before that has none.
+    #[test]
+    fn an_entry_keeps_its_own_era_and_an_older_one_has_none() {
+        let text = "<!-- gauntlet:overview v1 head=abc rules=r config=c era=e9 held=h.aa.0f+m.bb.0f \
+                    held_at=aa.3.logic.e1+bb.4.logic gone=wl.cc.logic.e2+fh.dd.logic+fh.ee.logic.e3.x -->\n\n";
+        let m = OverviewMarker::parse(text).unwrap();
+        let held: Vec<(&str, Option<&str>)> =
+            m.held.as_ref().unwrap().iter().map(|h| (h.id.as_str(), h.era.as_deref())).collect();
+        assert_eq!(held, vec![("aa", Some("e1")), ("bb", None)]);
+        let gone: Vec<(&str, Option<&str>)> = m.gone.iter().map(|g| (g.id.as_str(), g.era.as_deref())).collect();
+        assert_eq!(gone, vec![("cc", Some("e2")), ("dd", None)], "an entry of five parts is dropped");
+        assert_eq!(OverviewMarker::parse(&m.render()), Some(m));
     }
 
     #[test]

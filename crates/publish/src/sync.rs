@@ -39,6 +39,12 @@ pub struct Request<'a> {
 /// Most findings an overview remembers as gone; the oldest are dropped first.
 pub const MAX_GONE: usize = 200;
 
+/// Most characters the marker's list of gone findings may take: reviewer names
+/// are rule names of any length, and the marker must never crowd the overview
+/// out of a host's limit on a comment (GitHub's is 65,536). The oldest entries
+/// are dropped first here too.
+pub const MAX_GONE_CHARS: usize = 12_000;
+
 /// What a sync did, for the log.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -100,12 +106,28 @@ pub fn preview(existing: &Existing, request: &Request<'_>, dialect: Dialect) -> 
     plan
 }
 
+/// The last overview's marker, as far as it can be trusted to be the
+/// pipeline's. When someone else edited the overview ([`Existing::overview_edited`]),
+/// its gone findings and its held ones' lines, reviewers and eras may be theirs:
+/// only what makes `--fail-on` stricter is kept (the held findings' ids,
+/// severities and paths), so the record never counts an outcome they wrote.
+fn last_marker(existing: &Existing) -> Option<OverviewMarker> {
+    let mut marker = OverviewMarker::parse(&existing.overview.as_ref()?.body)?;
+    if existing.overview_edited.is_some() {
+        marker.gone.clear();
+        for h in marker.held.iter_mut().flatten() {
+            (h.line, h.reviewers, h.era) = (None, Vec::new(), None);
+        }
+    }
+    Some(marker)
+}
+
 /// The findings the last overview held that this run leaves standing: not
 /// raised again by it, on a path it did not review. A full review reviews every
 /// path, so it carries nothing: what it does not raise again is gone.
 fn carried(existing: &Existing, request: &Request<'_>) -> Vec<Held> {
     let Some(reviewed) = &request.reviewed else { return Vec::new() };
-    let old = existing.overview.as_ref().and_then(|o| OverviewMarker::parse(&o.body)).and_then(|m| m.held);
+    let old = last_marker(existing).and_then(|m| m.held);
     let raised: BTreeSet<&str> = request.candidates.iter().map(|c| c.finding.id.as_str()).collect();
     let reviewed: BTreeSet<String> = reviewed.iter().map(|p| path_tag(p)).collect();
     let mut seen = BTreeSet::new();
@@ -118,7 +140,8 @@ fn carried(existing: &Existing, request: &Request<'_>) -> Vec<Held> {
 }
 
 /// What the new overview's marker records as held: this run's overview
-/// findings and those carried over.
+/// findings, in this run's era, and those carried over, in the era of the run
+/// that raised them.
 fn held(request: &Request<'_>, plan: &Plan) -> Vec<Held> {
     let here = plan.overview.iter().map(|&i| {
         let p = request.candidates[i].finding;
@@ -128,19 +151,20 @@ fn held(request: &Request<'_>, plan: &Plan) -> Vec<Held> {
             path: path_tag(crate::plan::path_of(p)),
             line: Location::parse(&p.location).map(|l| l.start),
             reviewers: if p.raised_by.is_empty() { vec![p.reviewer.clone()] } else { p.raised_by.clone() },
+            era: request.marker.era.clone(),
         }
     });
     here.chain(plan.carried.iter().cloned()).collect()
 }
 
 /// What the new overview's marker records as gone, and how many of the oldest
-/// entries [`MAX_GONE`] cut: the earlier overview's gone findings, less those
-/// this run shows again, and the findings it held that this run left out of
-/// `held` without raising them again on the pull request (so their file was
-/// reviewed), or that were dismissed. An entry without its line or reviewers
+/// entries [`MAX_GONE`] and [`MAX_GONE_CHARS`] cut: the earlier overview's gone
+/// findings, less those this run shows again, and the findings it held that
+/// this run left out of `held` without raising them again on the pull request
+/// (so their file was reviewed), or that were dismissed. An entry without its line or reviewers
 /// (an older marker) cannot be counted, so it is not kept.
 fn gone(existing: &Existing, request: &Request<'_>, held: &[Held]) -> (Vec<Gone>, usize) {
-    let Some(old) = existing.overview.as_ref().and_then(|o| OverviewMarker::parse(&o.body)) else {
+    let Some(old) = last_marker(existing) else {
         return (Vec::new(), 0);
     };
     let raised: BTreeSet<&str> = request.candidates.iter().map(|c| c.finding.id.as_str()).collect();
@@ -152,9 +176,15 @@ fn gone(existing: &Existing, request: &Request<'_>, held: &[Held]) -> (Vec<Gone>
         let Some(line) = h.line.filter(|_| !h.reviewers.is_empty()) else { continue };
         let fixed = touched(request.since_last.as_deref(), &h.path, line);
         gone.retain(|g| g.id != h.id);
-        gone.push(Gone { id: h.id, severity: h.severity, fixed, reviewers: h.reviewers });
+        gone.push(Gone { id: h.id, severity: h.severity, fixed, reviewers: h.reviewers, era: h.era });
     }
-    let cut = gone.len().saturating_sub(MAX_GONE);
+    // The newest entries that fit, each with the `+` that joins it to the next.
+    let mut size = 0;
+    let fit = gone.iter().rev().take_while(|g| {
+        size += g.rendered_len() + 1;
+        size <= MAX_GONE_CHARS + 1
+    });
+    let cut = gone.len() - fit.count().min(MAX_GONE);
     gone.drain(..cut);
     (gone, cut)
 }
@@ -193,6 +223,11 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
             ids.join(", ")
         ));
     }
+    if let Some(why) = &existing.overview_edited {
+        request.notes.push(format!(
+            "This overview cannot be taken as gauntlet's own ({why}), so the findings it remembered as gone, and the lines and reviewers of those it held, were not carried over: gauntlet stats does not count them."
+        ));
+    }
     if !existing.unread.is_empty() {
         request.notes.push(format!(
             "Not everything on the pull request could be read, so a dismissal there was not seen: {}.",
@@ -203,7 +238,7 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
     let (gone, cut) = gone(existing, &request, &held);
     if cut > 0 {
         request.notes.push(format!(
-            "This overview remembers at most {MAX_GONE} findings a later run no longer found; the {cut} oldest were dropped, so gauntlet stats no longer counts them."
+            "This overview remembers at most {MAX_GONE} findings a later run no longer found, in at most {MAX_GONE_CHARS} characters; the {cut} oldest were dropped, so gauntlet stats no longer counts them."
         ));
     }
     request.marker.held = Some(held);

@@ -107,6 +107,43 @@ async fn publish_incremental(fake: &Fake, published: Vec<Published>, paths: &[&s
     standing::standing(&existing, &plan)
 }
 
+/// A run in `era` that reviewed only `reviewed` (all paths when `None`), whose
+/// head follows the last overview's by `since_last` (`git diff -U0`): what
+/// stands without being raised by it.
+async fn publish_run(
+    fake: &Fake,
+    published: Vec<Published>,
+    reviewed: Option<&[&str]>,
+    since_last: &str,
+    era: &str,
+) -> Vec<Standing> {
+    let review = review(published);
+    let host = fake.host();
+    let existing = host.existing(HEAD).await.unwrap();
+    let dismissals = dismissal::check(host.as_ref(), &existing, Policy::default()).await;
+    let marker = OverviewMarker {
+        head: HEAD.into(),
+        rules: review.rules_version.clone(),
+        config: "cfg1".into(),
+        held: None,
+        era: Some(era.into()),
+        gone: Vec::new(),
+    };
+    let request = Request {
+        review: &review,
+        candidates: candidates(&review.published),
+        marker,
+        cap: 15,
+        reviewed: reviewed.map(|paths| paths.iter().map(|p| p.to_string()).collect()),
+        notes: vec![],
+        dismissals,
+        since_last: Some(gauntlet_change::parse_patch(since_last).unwrap()),
+    };
+    let plan = preview(&existing, &request, host.dialect());
+    sync(host.as_ref(), &existing, request).await.unwrap();
+    standing::standing(&existing, &plan)
+}
+
 /// What stands when a run reviews nothing (a re-run of the same head).
 async fn standing_now(fake: &Fake) -> Option<Vec<Standing>> {
     let host = fake.host();
@@ -644,20 +681,148 @@ async fn a_held_finding_a_later_run_drops_is_remembered_as_fixed_or_withdrawn(fa
     assert_eq!(marker.gone.iter().map(|g| (g.id.as_str(), g.fixed)).collect::<Vec<_>>(), [(c, true)]);
 }
 
+/// An incremental run in a later era: a held finding on a file it did not
+/// review is carried, still standing, in the era that raised it; one on a file
+/// it reviewed and did not raise goes, fixed since the push changed its line,
+/// in its own era too; a new overview finding takes the run's era.
+async fn an_incremental_run_carries_what_it_did_not_review_in_its_own_era(fake: Fake) {
+    let mut first = run(0);
+    first[1].inline = false;
+    first[2].inline = false;
+    publish_run(&fake, first.clone(), None, "", "e1").await;
+    let (a, b, c) = (&first[0], &first[1], &first[2]);
+    let mut d = finding("src/a.rs", 40, "retry()", "The retry never gives up on a closed socket.", Severity::Medium);
+    d.inline = false;
+    let push = "diff --git a/lib/c.py b/lib/c.py\n--- a/lib/c.py\n+++ b/lib/c.py\n@@ -3 +3 @@\n-except: pass\n+except ValueError: raise\n\
+                diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -39,0 +40 @@\n+retry()\n";
+    let left = publish_run(&fake, vec![a.clone(), d.clone()], Some(&["src/a.rs", "lib/c.py"]), push, "e2").await;
+    assert_eq!(ids(&left), vec![(b.id.clone(), b.severity, None)], "b stands, carried");
+    let marker = OverviewMarker::parse(&overview(&fake)).unwrap();
+    let held: Vec<(&str, Option<&str>)> =
+        marker.held.as_ref().unwrap().iter().map(|h| (h.id.as_str(), h.era.as_deref())).collect();
+    assert_eq!(held, vec![(d.id.as_str(), Some("e2")), (b.id.as_str(), Some("e1"))]);
+    let gone: Vec<(&str, bool, Option<&str>)> =
+        marker.gone.iter().map(|g| (g.id.as_str(), g.fixed, g.era.as_deref())).collect();
+    assert_eq!(gone, vec![(c.id.as_str(), true, Some("e1"))]);
+    assert_eq!(marker.era.as_deref(), Some("e2"));
+}
+
+/// A file renamed since the last run: `ci` counts its old path as reviewed, so
+/// a finding held there goes, fixed when the rename's diff changed its line
+/// and withdrawn when it did not.
+async fn a_held_finding_in_a_renamed_file_goes_by_its_old_path(fake: Fake) {
+    let mut first = vec![
+        finding("src/old.rs", 5, "let n = v[i];", "Indexing panics past the end of the vector.", Severity::High),
+        finding("src/old.rs", 30, "lock.lock();", "The lock is taken twice on the retry path.", Severity::Low),
+    ];
+    first.iter_mut().for_each(|f| f.inline = false);
+    publish_run(&fake, first.clone(), None, "", "e1").await;
+    let rename = "diff --git a/src/old.rs b/src/new.rs\nsimilarity index 95%\nrename from src/old.rs\nrename to src/new.rs\n\
+                  --- a/src/old.rs\n+++ b/src/new.rs\n@@ -5 +5 @@\n-let n = v[i];\n+let n = v.get(i)?;\n";
+    let left = publish_run(&fake, vec![], Some(&["src/new.rs", "src/old.rs"]), rename, "e2").await;
+    assert!(left.is_empty(), "{left:?}");
+    let marker = OverviewMarker::parse(&overview(&fake)).unwrap();
+    let gone: Vec<(&str, bool)> = marker.gone.iter().map(|g| (g.id.as_str(), g.fixed)).collect();
+    assert_eq!(gone, vec![(first[0].id.as_str(), true), (first[1].id.as_str(), false)]);
+}
+
+/// GitLab keeps only a note's last editor, and the next run's rewrite of the
+/// overview would make that the pipeline again: what a maintainer's edit of
+/// the marker says is not carried over, save the held findings themselves
+/// (they only make `--fail-on` stricter), and the overview says why.
+#[tokio::test]
+async fn gitlab_a_maintainers_edit_of_the_overview_is_not_carried_over() {
+    use gauntlet_publish::marker::{Gone, strip};
+    let fake = fakes::gitlab::start(HEAD).await;
+    let mut first = run(0);
+    first[1].inline = false;
+    first[2].inline = false;
+    publish_run(&fake, first.clone(), None, "", "e1").await;
+    let (b, c) = (&first[1], &first[2]);
+    {
+        let mut s = fake.state();
+        let thread = s.threads.iter_mut().find(|t| t.path.is_none() && t.notes[0].author == fakes::PIPELINE);
+        let note = &mut thread.unwrap().notes[0];
+        let mut m = OverviewMarker::parse(&note.body).unwrap();
+        let reviewers = vec!["security".to_string()];
+        let era = Some("e1".to_string());
+        m.gone.push(Gone {
+            id: "forged".into(),
+            severity: Severity::High,
+            fixed: true,
+            reviewers: reviewers.clone(),
+            era,
+        });
+        for h in m.held.iter_mut().flatten() {
+            (h.line, h.reviewers) = (Some(99), reviewers.clone());
+        }
+        note.body = format!("{}{}", m.render(), strip(&note.body));
+        note.edited_by = Some(fakes::PERSON.into());
+    }
+    // A run that reviewed lib/c.py, did not raise c, and changed line 99 there.
+    let push = "diff --git a/lib/c.py b/lib/c.py\n--- a/lib/c.py\n+++ b/lib/c.py\n@@ -99 +99 @@\n-x\n+y\n";
+    let left = publish_run(&fake, vec![first[0].clone()], Some(&["src/a.rs", "lib/c.py"]), push, "e2").await;
+    assert_eq!(ids(&left), vec![(b.id.clone(), b.severity, None)], "b still stands");
+    let text = overview(&fake);
+    assert!(text.contains("cannot be taken as gauntlet's own (edited by user"), "{text}");
+    let marker = OverviewMarker::parse(&text).unwrap();
+    assert_eq!(marker.gone, vec![], "neither the forged entry nor c, on the maintainer's line");
+    let held: Vec<_> = marker.held.unwrap().into_iter().map(|h| (h.id, h.line, h.reviewers, h.era)).collect();
+    assert_eq!(held, vec![(b.id.clone(), None, vec![], None)]);
+    assert!(!text.contains(&c.id), "{text}");
+    // The run after: the pipeline wrote the note last, and nothing forged is back.
+    publish_run(&fake, vec![first[0].clone()], Some(&["src/a.rs"]), "", "e2").await;
+    let text = overview(&fake);
+    assert!(!text.contains("cannot be taken as gauntlet's own"), "{text}");
+    let marker = OverviewMarker::parse(&text).unwrap();
+    assert_eq!((marker.gone.len(), marker.held.unwrap().len()), (0, 1), "{text}");
+    // One question a run, asked only once there is an overview to ask about.
+    let log = fake.state().log.clone();
+    assert_eq!(log.iter().filter(|l| *l == "POST /api/graphql").count(), 2, "{log:#?}");
+    assert!(fake.errors().is_empty(), "{:?}", fake.errors());
+}
+
+/// When GitLab will not say who last edited the overview, its marker is
+/// treated as if someone else had: what a held finding's entry says about its
+/// line is not trusted to call it fixed.
+#[tokio::test]
+async fn gitlab_an_overview_whose_last_editor_is_unknown_is_not_carried_over() {
+    let fake = fakes::gitlab::start(HEAD).await;
+    let mut first = run(0);
+    first[2].inline = false;
+    publish_run(&fake, first.clone(), None, "", "e1").await;
+    fake.state().editors_withheld = true;
+    let push = "diff --git a/lib/c.py b/lib/c.py\n--- a/lib/c.py\n+++ b/lib/c.py\n@@ -3 +3 @@\n-except: pass\n+raise\n";
+    publish_run(&fake, first[..2].to_vec(), Some(&["lib/c.py"]), push, "e1").await;
+    let text = overview(&fake);
+    assert!(text.contains("cannot be taken as gauntlet's own (GitLab did not say who last edited it"), "{text}");
+    assert_eq!(OverviewMarker::parse(&text).unwrap().gone, vec![], "{text}");
+    // Told again, the next run records what it drops.
+    fake.state().editors_withheld = false;
+    publish_run(&fake, first[..2].to_vec(), Some(&["lib/c.py"]), push, "e1").await;
+    assert!(!overview(&fake).contains("cannot be taken as gauntlet's own"));
+}
+
 /// The gone list is bounded: a run that adds one to a full list drops the
 /// oldest entry, and the overview says the record lost it.
 #[tokio::test]
 async fn github_the_gone_list_keeps_the_newest_200_and_says_so() {
     use gauntlet_publish::marker::{Gone, Held, path_tag};
     let fake = fakes::github::start().await;
-    let gone =
-        |i: usize| Gone { id: format!("g{i}"), severity: Severity::Low, fixed: false, reviewers: vec!["x".into()] };
+    let gone = |i: usize| Gone {
+        id: format!("g{i}"),
+        severity: Severity::Low,
+        fixed: false,
+        reviewers: vec!["x".into()],
+        era: None,
+    };
     let held = Held {
         id: "h1".into(),
         severity: Severity::High,
         path: path_tag("src/a.rs"),
         line: Some(10),
         reviewers: vec!["correctness".into()],
+        era: None,
     };
     let marker = OverviewMarker {
         head: HEAD.into(),
@@ -674,6 +839,42 @@ async fn github_the_gone_list_keeps_the_newest_200_and_says_so() {
     assert_eq!(after.gone.len(), 200);
     assert_eq!((after.gone[0].id.as_str(), after.gone[199].id.as_str()), ("g1", "h1"), "the oldest went");
     assert!(text.contains("the 1 oldest were dropped, so gauntlet stats no longer counts them"), "{text}");
+}
+
+/// Reviewer names are rule names of any length: the gone list is bounded in
+/// characters too, keeping the newest entries, so the marker never crowds the
+/// overview out of a comment.
+#[tokio::test]
+async fn github_the_gone_list_stays_short_whatever_the_reviewer_names() {
+    use gauntlet_publish::marker::Gone;
+    use gauntlet_publish::sync::MAX_GONE_CHARS;
+    let fake = fakes::github::start().await;
+    let long = "r".repeat(500);
+    let gone = |i: usize| Gone {
+        id: format!("g{i}"),
+        severity: Severity::Low,
+        fixed: false,
+        reviewers: vec![long.clone()],
+        era: None,
+    };
+    let marker = OverviewMarker {
+        head: HEAD.into(),
+        rules: "r".into(),
+        config: "c".into(),
+        held: Some(vec![]),
+        era: None,
+        gone: (0..100).map(gone).collect(),
+    };
+    fake.state().add(None, None, fakes::PIPELINE, &format!("{}overview", marker.render()));
+    publish_after(&fake, vec![], "").await;
+    let text = overview(&fake);
+    let line = text.lines().next().unwrap();
+    assert!(line.len() < MAX_GONE_CHARS + 500, "{} characters", line.len());
+    let after = OverviewMarker::parse(&text).unwrap();
+    let kept = after.gone.len();
+    assert!(kept > 10 && kept < 100, "{kept}");
+    assert_eq!(after.gone.last().unwrap().id, "g99", "the newest stay");
+    assert!(text.contains(&format!("the {} oldest were dropped", 100 - kept)), "{text}");
 }
 
 #[tokio::test]
@@ -725,6 +926,8 @@ for_each_host!(
     a_finding_only_the_overview_holds_is_dismissed_by_id,
     comments_carry_the_era_they_were_raised_in,
     a_held_finding_a_later_run_drops_is_remembered_as_fixed_or_withdrawn,
+    an_incremental_run_carries_what_it_did_not_review_in_its_own_era,
+    a_held_finding_in_a_renamed_file_goes_by_its_old_path,
 );
 
 #[tokio::test]

@@ -276,3 +276,36 @@ async fn findings_only_the_overview_shows_are_counted_once_and_only_from_the_pip
         assert!(read.records.iter().filter(|r| r.pr != 3).all(|r| r.finding.starts_with('f')), "{kind:?}");
     }
 }
+
+/// `ci` rewrites the overview on every run: one only the pipeline edited, thirty
+/// times, still counts; one someone else edited after as many is still left out.
+#[tokio::test]
+async fn github_an_overview_the_pipeline_edited_thirty_times_still_counts() {
+    let mut repo = scenario(Kind::GitHub);
+    repo.pulls[2].overviews[0].pipeline_edits = 30;
+    repo.pulls[1].overviews[0].pipeline_edits = 30;
+    let fake = FakeRepo::start(Kind::GitHub, repo).await;
+    let read = history::read(fake.host().as_ref(), &scope(50)).await.unwrap();
+    assert_eq!(figures(&read.records).total, tally(3, 2, 3, 3), "{:#?}", read.records);
+    assert_eq!(read.edited, 2, "G and the overview the author edited");
+}
+
+/// An overview is rewritten by every run, in that run's era; each finding it
+/// holds or remembers as gone is counted in the era of the run that raised it,
+/// and one whose entry names none belongs to no era.
+#[tokio::test]
+async fn an_overview_finding_is_counted_in_the_era_that_raised_it() {
+    for kind in [Kind::GitHub, Kind::GitLab, Kind::Azure] {
+        let fake = FakeRepo::start(kind, scenario(kind)).await;
+        let read = history::read(fake.host().as_ref(), &scope(50)).await.unwrap();
+        let mut eras: Vec<(char, Option<&str>)> = read
+            .records
+            .iter()
+            .filter(|r| r.pr == 3 && ["j", "n", "k", "l"].iter().any(|p| r.finding.starts_with(p)))
+            .map(|r| (r.finding.chars().next().unwrap(), r.era.as_deref()))
+            .collect();
+        eras.sort();
+        let want = vec![('j', Some("e1")), ('k', Some("e2")), ('l', None), ('n', Some("e3"))];
+        assert_eq!(eras, want, "{kind:?}: {:#?}", read.records);
+    }
+}

@@ -360,8 +360,11 @@ fn base_config(git: &Git, base: &str) -> Result<crate::settings::FileConfig> {
     }
 }
 
-fn short(rev: &str) -> &str {
-    &rev[..rev.len().min(12)]
+/// The first 12 characters of a commit id, for messages. The head an overview
+/// records is text anyone who can edit the overview may set, so the cut is by
+/// characters, never inside one.
+pub(crate) fn short(rev: &str) -> &str {
+    rev.char_indices().nth(12).map_or(rev, |(i, _)| &rev[..i])
 }
 
 /// Resolve Azure's target branch to a commit, fetching it when the clone lacks it.

@@ -9,6 +9,8 @@ pub struct GitLabWire {
 }
 
 const MR: &str = "/api/v4/projects/7/merge_requests/3";
+/// The project's `path_with_namespace`, which GraphQL names it by.
+const PROJECT: &str = "g/p";
 
 pub async fn start(head: &str) -> Fake {
     let make = |uri: &str| -> Box<dyn CodeHost> {
@@ -77,12 +79,17 @@ impl Wire for GitLabWire {
             return member(s, id.parse().unwrap_or(0));
         }
         let Some(rest) = path.strip_prefix(MR) else {
-            return if path == "/api/v4/user" { json(user(PIPELINE)) } else { not_found(path) };
+            return match (method, path) {
+                ("GET", "/api/v4/user") => json(user(PIPELINE)),
+                ("GET", "/api/v4/projects/7") => json(json!({"id": 7, "path_with_namespace": PROJECT})),
+                ("POST", "/api/graphql") => editors(s, body),
+                _ => not_found(path),
+            };
         };
         let thread_id = || rest.split('/').nth(2).and_then(|d| d.trim_start_matches('d').parse::<u64>().ok());
         match (method, rest) {
             ("GET", "") => json(
-                json!({"iid": 3, "author": user(&s.author), "diff_refs": {"base_sha": "b".repeat(40), "start_sha": "s".repeat(40), "head_sha": self.head}}),
+                json!({"iid": 3, "author": user(&s.author), "references": {"full": format!("{PROJECT}!3")}, "diff_refs": {"base_sha": "b".repeat(40), "start_sha": "s".repeat(40), "head_sha": self.head}}),
             ),
             ("GET", r) if r.starts_with("/notes/") && r.ends_with("/award_emoji") => {
                 let note = id_after(r, "notes");
@@ -137,10 +144,37 @@ impl Wire for GitLabWire {
     }
 }
 
+/// GraphQL `Note.lastEditedBy` of every note on the merge request, in one page.
+fn editors(s: &mut State, body: &Value) -> ResponseTemplate {
+    let vars = &body["variables"];
+    if !body["query"].as_str().unwrap_or_default().contains("lastEditedBy")
+        || vars["path"] != PROJECT
+        || vars["iid"] != "3"
+    {
+        s.errors.push(format!("an unexpected GraphQL query: {body}"));
+        return json(json!({"errors": [{"message": "unexpected query"}]}));
+    }
+    if s.editors_withheld {
+        return json(json!({"errors": [{"message": "Field 'lastEditedBy' doesn't exist on type 'Note'"}]}));
+    }
+    let nodes: Vec<Value> = s
+        .threads
+        .iter()
+        .flat_map(|t| &t.notes)
+        .map(|n| {
+            let editor = n.edited_by.as_ref().map(|w| json!({"id": format!("gid://gitlab/User/{}", uid(w))}));
+            json!({"id": format!("gid://gitlab/Note/{}", n.id), "lastEditedBy": editor})
+        })
+        .collect();
+    let notes = json!({"pageInfo": {"hasNextPage": false, "endCursor": null}, "nodes": nodes});
+    json(json!({"data": {"project": {"mergeRequest": {"notes": notes}}}}))
+}
+
 fn edit(s: &mut State, note: Option<u64>, body: &Value) -> ResponseTemplate {
     match note.and_then(|id| s.note_mut(id)) {
         Some(n) if n.author == PIPELINE => {
             n.body = body["body"].as_str().unwrap_or_default().to_string();
+            n.edited_by = Some(PIPELINE.to_string());
             json(json!({"id": n.id}))
         }
         Some(_) => ResponseTemplate::new(403),

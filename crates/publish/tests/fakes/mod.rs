@@ -82,6 +82,9 @@ pub struct State {
     pub statuses: Vec<Value>,
     /// Azure DevOps: the files the pull request's latest iteration changes.
     pub changed: Vec<String>,
+    /// GitLab: the GraphQL query for who last edited each note is answered
+    /// with errors instead of the list.
+    pub editors_withheld: bool,
 }
 
 /// A GitHub check run as the fake keeps it.
@@ -121,6 +124,7 @@ impl Default for State {
             deny_checks: false,
             statuses: Vec::new(),
             changed: ["src/a.rs", "src/b.rs", "lib/c.py"].map(String::from).to_vec(),
+            editors_withheld: false,
         }
     }
 }

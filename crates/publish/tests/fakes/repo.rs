@@ -23,6 +23,9 @@ pub struct RThread {
     pub body: String,
     /// Someone who edited the opening comment (GitHub and GitLab record it).
     pub edited_by: Option<String>,
+    /// How many times the pipeline itself edited the opening comment, before
+    /// `edited_by` did (`ci` rewrites the overview on every run).
+    pub pipeline_edits: usize,
     /// Who resolved the thread; `PIPELINE` when the pipeline did.
     pub resolved_by: Option<String>,
     pub replies: Vec<(String, String)>,
@@ -217,7 +220,7 @@ pub async fn serve_history(kind: Kind, repo: &Arc<Mutex<Repo>>, server: &MockSer
         Kind::GitLab => vec![
             Mock::given(method("GET")).and(path("/api/v4/projects/7/merge_requests")),
             Mock::given(held(repo, "/api/v4/projects/7/merge_requests")),
-            Mock::given(method("POST")).and(path("/api/graphql")),
+            Mock::given(method("POST")).and(path("/api/graphql")).and(asks_about_held(repo)),
             Mock::given(method("GET")).and(path("/api/v4/projects/7")),
             Mock::given(method("GET")).and(path("/api/v4/user")),
             Mock::given(method("GET")).and(path_regex("^/api/v4/projects/7/members/all/[^/]+$")),
@@ -241,6 +244,16 @@ fn held(repo: &Arc<Mutex<Repo>>, prefix: &str) -> impl Fn(&wiremock::Request) ->
     move |request: &wiremock::Request| {
         let Some(rest) = request.url.path().strip_prefix(&prefix) else { return false };
         let number = rest.split('/').next().and_then(|n| n.parse::<u64>().ok());
+        number.is_some_and(|n| repo.lock().unwrap().pulls.iter().any(|p| p.number == n))
+    }
+}
+
+/// GitLab GraphQL queries about a merge request `repo` holds.
+fn asks_about_held(repo: &Arc<Mutex<Repo>>) -> impl Fn(&wiremock::Request) -> bool + Send + Sync + 'static {
+    let repo = repo.clone();
+    move |request: &wiremock::Request| {
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        let number = body["variables"]["iid"].as_str().and_then(|n| n.parse::<u64>().ok());
         number.is_some_and(|n| repo.lock().unwrap().pulls.iter().any(|p| p.number == n))
     }
 }
@@ -394,31 +407,39 @@ pub fn scenario(kind: Kind) -> Repo {
 /// Held: J (`logic`, medium; ignored once merged), N (`logic`, medium;
 /// dismissed by id when the scenario adds the command), an older entry without
 /// line or reviewers (unreadable). Gone: K (`security`, high, fixed), L
-/// (`logic`, low, withdrawn).
+/// (`logic`, low, withdrawn). The overview was last written in era `e3`; each
+/// entry names the era that raised it: J `e1`, N `e3`, K `e2`, L none (an
+/// entry written before eras were kept), the threaded finding's `e3`.
 fn overview(repo: &mut Repo, who: &str, threaded: &str) -> RThread {
     use Severity::*;
     let mut id = |tag: &str| format!("{tag}{}", repo.id());
-    let held = |id: String, severity, reviewer: &str| Held {
+    let held = |id: String, severity, reviewer: &str, era: &str| Held {
         id,
         severity,
         path: path_tag("src/x.rs"),
         line: Some(7),
         reviewers: vec![reviewer.to_string()],
+        era: Some(era.to_string()),
     };
-    let mut holds = vec![held(id("j"), Medium, "logic"), held(id("n"), Medium, "logic")];
-    holds.push(Held { line: None, reviewers: vec![], ..held(id("old"), High, "") });
+    let mut holds = vec![held(id("j"), Medium, "logic", "e1"), held(id("n"), Medium, "logic", "e3")];
+    holds.push(Held { line: None, reviewers: vec![], era: None, ..held(id("old"), High, "", "") });
     if let Some(m) = gauntlet_publish::FindingMarker::parse(threaded) {
-        holds.push(held(m.id, Low, "logic"));
+        holds.push(held(m.id, Low, "logic", "e3"));
     }
-    let gone =
-        |id: String, severity, fixed, reviewer: &str| Gone { id, severity, fixed, reviewers: vec![reviewer.into()] };
+    let gone = |id: String, severity, fixed, reviewer: &str, era: Option<&str>| Gone {
+        id,
+        severity,
+        fixed,
+        reviewers: vec![reviewer.into()],
+        era: era.map(str::to_string),
+    };
     let marker = OverviewMarker {
         head: "2c26b46b68ffc68ff99b453c1d30413413422d70".into(),
         rules: "v3".into(),
         config: "c".into(),
         held: Some(holds),
-        era: None,
-        gone: vec![gone(id("k"), High, true, "security"), gone(id("l"), Low, false, "logic")],
+        era: Some("e3".into()),
+        gone: vec![gone(id("k"), High, true, "security", Some("e2")), gone(id("l"), Low, false, "logic", None)],
     };
     let note = repo.id();
     RThread { note, opener: who.into(), body: format!("{}## gauntlet review", marker.render()), ..RThread::default() }
@@ -463,7 +484,7 @@ fn github(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> R
             let number = vars["id"].as_str().and_then(|id| id.strip_prefix("PR")?.parse().ok());
             let Some(p) = number.and_then(|n| pull(repo, n)) else { return not_found("pull") };
             let start: usize = vars["cursor"].as_str().and_then(|c| c.parse().ok()).unwrap_or(0);
-            let comments = gh_comments(repo, p, start);
+            let comments = gh_comments(repo, p, start, edits_asked(body));
             json(json!({"data": {"node": {"comments": comments}}}))
         }
         ("POST", "/graphql") => {
@@ -471,11 +492,13 @@ fn github(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> R
             let number = vars["number"].as_u64().filter(|n| Some(*n) != repo.broken);
             let Some(p) = number.and_then(|n| pull(repo, n)) else { return not_found("pull") };
             let start: usize = vars["cursor"].as_str().and_then(|c| c.parse().ok()).unwrap_or(0);
-            let nodes: Vec<Value> = p.threads.iter().skip(start).take(repo.page_size).map(gh_thread).collect();
+            let listed = edits_asked(body);
+            let nodes: Vec<Value> =
+                p.threads.iter().skip(start).take(repo.page_size).map(|t| gh_thread(t, listed)).collect();
             let more = p.threads.len() > start + repo.page_size;
             let info = json!({"hasNextPage": more, "endCursor": (start + repo.page_size).to_string()});
             let pr = json!({"id": format!("PR{}", p.number), "author": {"login": p.author},
-                            "reviewThreads": {"pageInfo": info, "nodes": nodes}, "comments": gh_comments(repo, p, 0)});
+                            "reviewThreads": {"pageInfo": info, "nodes": nodes}, "comments": gh_comments(repo, p, 0, listed)});
             json(json!({"data": {"repository": {"pullRequest": pr}}}))
         }
         ("GET", p) if p.starts_with("/repos/o/r/collaborators/") => {
@@ -488,13 +511,13 @@ fn github(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> R
 }
 
 /// A page of `p`'s own comments, overviews first, from index `start`, `page_size` long.
-fn gh_comments(repo: &Repo, p: &RPull, start: usize) -> Value {
+fn gh_comments(repo: &Repo, p: &RPull, start: usize, listed: usize) -> Value {
     let overviews = p.overviews.iter().map(|o| {
-        let edits: Vec<Value> = o.edited_by.iter().map(|who| json!({"editor": {"login": gh_login(who)}})).collect();
+        let editor = gh_editor(o);
         json!({"body": o.body, "author": {"login": gh_login(&o.opener)},
-               "lastEditedAt": o.edited_by.as_ref().map(|_| "2024-03-01T00:00:00Z"),
-               "editor": o.edited_by.as_ref().map(|w| json!({"login": gh_login(w)})),
-               "userContentEdits": {"totalCount": edits.len(), "nodes": edits}})
+               "lastEditedAt": editor.as_ref().map(|_| "2024-03-01T00:00:00Z"),
+               "editor": editor.map(|w| json!({"login": gh_login(&w)})),
+               "userContentEdits": gh_edits(o, listed)})
     });
     let comments = p.comments.iter().map(|(who, text)| {
         json!({"body": text, "author": {"login": gh_login(who)}, "lastEditedAt": null,
@@ -506,13 +529,35 @@ fn gh_comments(repo: &Repo, p: &RPull, start: usize) -> Value {
     json!({"pageInfo": {"hasNextPage": more, "endCursor": (start + repo.page_size).to_string()}, "nodes": nodes})
 }
 
-fn gh_thread(t: &RThread) -> Value {
-    let edits: Vec<Value> = t.edited_by.iter().map(|who| json!({"editor": {"login": gh_login(who)}})).collect();
+/// Who last edited `t`'s opening comment, when anyone did.
+fn gh_editor(t: &RThread) -> Option<String> {
+    t.edited_by.clone().or_else(|| (t.pipeline_edits > 0).then(|| PIPELINE.to_string()))
+}
+
+/// `t`'s edits as GitHub answers `userContentEdits(first: listed)`: the newest
+/// `listed` of them, and how many there are.
+fn gh_edits(t: &RThread, listed: usize) -> Value {
+    let all: Vec<Value> = std::iter::repeat_n(PIPELINE, t.pipeline_edits)
+        .chain(t.edited_by.as_deref())
+        .map(|who| json!({"editor": {"login": gh_login(who)}}))
+        .collect();
+    let nodes: Vec<Value> = all.iter().rev().take(listed).cloned().collect();
+    json!({"totalCount": all.len(), "nodes": nodes})
+}
+
+/// How many edits of a comment the query asks GitHub to list.
+fn edits_asked(body: &Value) -> usize {
+    let query = body["query"].as_str().unwrap_or_default();
+    let after = query.split("userContentEdits(first:").nth(1).unwrap_or_default();
+    after.split(')').next().and_then(|n| n.parse().ok()).unwrap_or(0)
+}
+
+fn gh_thread(t: &RThread, listed: usize) -> Value {
     let frowns: Vec<Value> = t.thumbs_down.iter().map(|w| json!({"user": {"login": w}})).collect();
     let mut comments = vec![json!({
         "databaseId": t.note, "body": t.body, "author": {"login": gh_login(&t.opener)},
-        "editor": t.edited_by.as_ref().map(|w| json!({"login": gh_login(w)})),
-        "userContentEdits": {"totalCount": edits.len(), "nodes": edits},
+        "editor": gh_editor(t).map(|w| json!({"login": gh_login(&w)})),
+        "userContentEdits": gh_edits(t, listed),
         "reactions": {"nodes": frowns},
     })];
     for (who, text) in &t.replies {

@@ -6,13 +6,14 @@ use crate::ci_env::CiContext;
 use crate::commands::review::Prepared;
 use crate::interrupt;
 use anyhow::{Context, Result};
-use gauntlet_change::FileDiff;
 use gauntlet_change::git::Git;
+use gauntlet_change::{ChangedFile, FileDiff, FileStatus};
 use gauntlet_loop::engine::Settings as LoopSettings;
 use gauntlet_publish::standing::{self, Standing};
 use gauntlet_publish::{Candidate, Existing, OverviewMarker, Policy, Request, anchor, dismissal};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Location;
+use gauntlet_review::review::NotReviewed;
 use std::collections::BTreeSet;
 use std::io::Write;
 
@@ -101,9 +102,9 @@ pub fn post(
         Scope::Since { last } => {
             notes.push(format!(
                 "Incremental review: only what changed since {} (the last reviewed head); comments on other files carry over. Run `gauntlet ci --full` to review everything.",
-                &last[..last.len().min(12)]
+                super::short(last)
             ));
-            Some(target.prepared.change.files.iter().map(|f| f.diff.path().to_string()).collect::<BTreeSet<_>>())
+            Some(reviewed(&target.prepared.change.files, &review.not_reviewed))
         }
         Scope::Full { note } => {
             notes.extend(note.clone());
@@ -146,6 +147,18 @@ pub fn post(
         NotPosted { why, partly: e.posted_something(), uncertain: e.outcome_unknown() }
     });
     Ok((summary.map(|summary| format!("posted to {}: {summary}", host.name())), tally))
+}
+
+/// The paths an incremental run reviewed, for carrying over what it did not:
+/// every changed file but those the review left out (too large, unreadable,
+/// binary), whose findings it could not have raised again; and a renamed
+/// file's old path too, since a finding an earlier run placed there is on this
+/// file and would otherwise be carried over for ever.
+fn reviewed(files: &[ChangedFile], not_reviewed: &[NotReviewed]) -> BTreeSet<String> {
+    let left_out: BTreeSet<&str> = not_reviewed.iter().map(|n| n.path.as_str()).collect();
+    let seen = files.iter().map(|f| &f.diff).filter(|d| !left_out.contains(d.path()));
+    let renamed_from = |d: &FileDiff| d.old_path.clone().filter(|_| d.status == FileStatus::Renamed);
+    seen.flat_map(|d| [Some(d.path().to_string()), renamed_from(d)]).flatten().collect()
 }
 
 /// For a run that reviews nothing (its head was reviewed already): the findings
@@ -226,4 +239,33 @@ pub fn summary(ctx: &CiContext, review: &Review, posted: &Posted) -> Result<()> 
         .with_context(|| format!("cannot open the job summary {}", path.display()))?;
     file.write_all(text.as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(patch: &str) -> Vec<ChangedFile> {
+        let file = |diff| ChangedFile { diff, head_text: Some(String::new()), unreadable: None };
+        gauntlet_change::parse_patch(patch).unwrap().into_iter().map(file).collect()
+    }
+
+    #[test]
+    fn a_file_the_review_left_out_is_not_reviewed() {
+        let patch = "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-a\n+b\n\
+                     diff --git a/big.rs b/big.rs\n--- a/big.rs\n+++ b/big.rs\n@@ -1 +1 @@\n-a\n+b\n";
+        let left_out = [NotReviewed::new("big.rs", "too large")];
+        assert_eq!(reviewed(&files(patch), &left_out), BTreeSet::from(["src/a.rs".to_string()]));
+    }
+
+    #[test]
+    fn a_renamed_file_counts_under_its_old_path_too() {
+        let patch = "diff --git a/src/old.rs b/src/new.rs\nsimilarity index 90%\nrename from src/old.rs\n\
+                     rename to src/new.rs\n--- a/src/old.rs\n+++ b/src/new.rs\n@@ -1 +1 @@\n-a\n+b\n\
+                     diff --git a/src/c.rs b/src/d.rs\nsimilarity index 100%\ncopy from src/c.rs\ncopy to src/d.rs\n";
+        let want = ["src/d.rs", "src/new.rs", "src/old.rs"].map(String::from);
+        assert_eq!(reviewed(&files(patch), &[]), BTreeSet::from(want), "a copy leaves its source as it was");
+        let left_out = [NotReviewed::new("src/new.rs", "too large")];
+        assert_eq!(reviewed(&files(patch), &left_out), BTreeSet::from(["src/d.rs".to_string()]));
+    }
 }

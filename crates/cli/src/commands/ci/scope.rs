@@ -2,6 +2,7 @@
 //! present in the clone first, or (incrementally) only what changed since the
 //! head the last run reviewed.
 
+use super::short;
 use crate::ci_env::CiContext;
 use anyhow::{Result, bail};
 use gauntlet_change::git::Git;
@@ -37,8 +38,8 @@ pub fn commits(git: &Git, ctx: &CiContext) -> Result<(String, String)> {
     if shallow.unwrap_or(false) {
         bail!(
             "this clone is shallow and lacks the merge-base of {} and {}: {DEPTH_HINT}",
-            &base[..base.len().min(12)],
-            &ctx.head[..ctx.head.len().min(12)]
+            short(&base),
+            short(&ctx.head)
         );
     }
     // Unrelated histories: the base tip is the best comparison left.
@@ -74,7 +75,40 @@ pub fn decide(git: &Git, existing: Option<&Existing>, head: &str, full: bool) ->
     }
     let note = format!(
         "The last reviewed head {} is no longer part of the branch (a force-push?): the whole pull request was reviewed again.",
-        &last[..last.len().min(12)]
+        short(&last)
     );
     Scope::Full { note: Some(note) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gauntlet_publish::{Handle, Overview};
+
+    fn git_repo() -> (tempfile::TempDir, Git, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Git::at(dir.path());
+        git.run(&["init", "--quiet"]).unwrap();
+        git.run(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "--allow-empty", "-m", "one"])
+            .unwrap();
+        let head = git.try_resolve("HEAD").unwrap().unwrap();
+        (dir, git, head)
+    }
+
+    #[test]
+    fn a_recorded_head_of_multibyte_text_is_no_panic() {
+        let (_dir, git, head) = git_repo();
+        // Byte 12 falls inside a character.
+        let last = format!("a{}", "é".repeat(12));
+        let body = format!("<!-- gauntlet:overview v1 head={last} rules=r config=c -->\n\nbody");
+        let existing = Existing {
+            overview: Some(Overview { handle: Handle { thread: "1".into(), comment: "1".into() }, body }),
+            ..Existing::default()
+        };
+        match decide(&git, Some(&existing), &head, false) {
+            Scope::Full { note: Some(note) } => assert!(note.contains(&format!(" a{} ", "é".repeat(11))), "{note}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(short("abc"), "abc");
+    }
 }

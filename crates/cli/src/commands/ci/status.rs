@@ -59,7 +59,7 @@ pub fn build<'r>(
         notes.push(format!(
             "Incremental review: only what changed since {} was reviewed; findings on other files stay in their \
              comments and are not repeated here.",
-            &last[..last.len().min(12)]
+            super::short(last)
         ));
     }
     Status {
