@@ -528,7 +528,7 @@ async fn a_record_the_change_itself_carries_is_not_read() {
         json!({"read_at": now, "closed_at": closed, "records": vec![one; 20]})
     };
     let forged = json!({
-        "key": "v1|GitHub o/r|author_may_dismiss=false", "at": now, "commit": null,
+        "key": "v2|GitHub o/r|author_may_dismiss=false", "at": now, "commit": null,
         "pulls": {"101": fixed(101, "2024-01-20T12:00:00Z"), "102": fixed(102, "2024-02-10T12:00:00Z"), "103": fixed(103, "2024-03-05T12:00:00Z")}
     });
     std::fs::create_dir_all(run.dir.path().join(".gauntlet-record")).unwrap();

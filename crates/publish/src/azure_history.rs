@@ -34,8 +34,15 @@ impl Azure {
             let body = json!({"baseVersionCommit": from, "targetVersionCommit": to, "fileDiffParams": params});
             let answer = self.client.query(&url, &body, "compare files between iterations").await?;
             let diffs = answer.as_array().or(answer["value"].as_array()).cloned().unwrap_or_default();
-            for d in &diffs {
-                let path = d["path"].as_str().or(d["originalPath"].as_str()).unwrap_or_default().to_string();
+            // The answer names each file; should it name one in another form than
+            // asked (no leading slash), it still answers the files in the order asked.
+            let asked = |d: &Value, i: usize| {
+                let named = d["path"].as_str().or(d["originalPath"].as_str()).map(|p| p.trim_start_matches('/'));
+                let by_name = named.and_then(|n| chunk.iter().find(|p| p.trim_start_matches('/') == n));
+                by_name.or_else(|| (diffs.len() == chunk.len()).then(|| &chunk[i])).map(|p| p.to_string())
+            };
+            for (i, d) in diffs.iter().enumerate() {
+                let Some(path) = asked(d, i) else { continue };
                 let number = |b: &Value, k: &str| b[k].as_u64().unwrap_or(0) as u32;
                 let blocks = d["lineDiffBlocks"].as_array().cloned().unwrap_or_default();
                 let changed = blocks

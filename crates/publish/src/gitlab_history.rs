@@ -70,15 +70,16 @@ impl GitLab {
 impl GitLab {
     /// Who besides the pipeline (user `me`) last edited this merge request's
     /// overview note `note`, or why GitLab's answer does not say; `None` when
-    /// nobody else did. A GraphQL answer without the list is a reason, not a
-    /// failure: `ci` then only stops carrying over what the note remembers.
-    pub(super) async fn overview_edited(&self, note: &str, me: &str) -> Result<Option<String>, PublishError> {
+    /// nobody else did. No answer is a reason, never a failure: `ci` then only
+    /// stops carrying over what the note remembers, and still posts the review
+    /// (an instance or proxy that refuses GraphQL must not stop that).
+    pub(super) async fn overview_edited(&self, note: &str, me: &str) -> Option<String> {
         match self.editors(self.iid).await {
-            Ok(editors) => Ok(edited_by_other(&editors, note, me)),
+            Ok(editors) => edited_by_other(&editors, note, me),
             Err(PublishError::Response { message, .. }) => {
-                Ok(Some(format!("GitLab did not say who last edited it ({message})")))
+                Some(format!("GitLab did not say who last edited it ({message})"))
             }
-            Err(e) => Err(e),
+            Err(e) => Some(format!("GitLab did not say who last edited it ({e})")),
         }
     }
 }

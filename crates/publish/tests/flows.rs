@@ -382,9 +382,13 @@ async fn each_failing_host_call_is_named_and_a_rerun_finishes_the_job(fake: Fake
             let call = fake.state().log[start + at].clone();
             match result {
                 // Reads are retried on 5xx, so one failed read costs nothing; GitHub
-                // lets a token that may not resolve threads leave them open.
+                // lets a token that may not resolve threads leave them open; GitLab's
+                // question of who last edited the overview only stops carrying over
+                // what the overview remembers (the overview says so).
                 Ok(_) => assert!(
-                    status == 500 || (matches!(status, 401 | 403) && call == "POST /graphql"),
+                    status == 500
+                        || (matches!(status, 401 | 403) && call == "POST /graphql")
+                        || call == "POST /api/graphql",
                     "HTTP {status} at call {at} ({call}) went unnoticed"
                 ),
                 Err(e) => {
@@ -801,6 +805,32 @@ async fn gitlab_an_overview_whose_last_editor_is_unknown_is_not_carried_over() {
     fake.state().editors_withheld = false;
     publish_run(&fake, first[..2].to_vec(), Some(&["lib/c.py"]), push, "e1").await;
     assert!(!overview(&fake).contains("cannot be taken as gauntlet's own"));
+}
+
+/// GitLab refusing the question outright (a proxy, an instance without GraphQL
+/// for this token) still lets the review post: only what the overview remembers
+/// is not carried over, and the overview says why.
+#[tokio::test]
+async fn gitlab_a_refused_question_of_who_edited_the_overview_still_posts() {
+    let fake = fakes::gitlab::start(HEAD).await;
+    let mut first = run(0);
+    first[2].inline = false;
+    publish_run(&fake, first.clone(), None, "", "e1").await;
+    let push = "diff --git a/lib/c.py b/lib/c.py\n--- a/lib/c.py\n+++ b/lib/c.py\n@@ -3 +3 @@\n-except: pass\n+raise\n";
+    // Every request of the next run from its first GraphQL call on is refused with a 403, once.
+    let before = fake.state().requests;
+    publish_run(&fake, first[..2].to_vec(), Some(&["lib/c.py"]), push, "e1").await;
+    let graphql =
+        fake.state().log[before..].iter().position(|l| l == "POST /api/graphql").expect("the question is asked");
+    *fake.state() = fakes::State::default();
+    publish_run(&fake, first.clone(), None, "", "e1").await;
+    let start = fake.state().requests;
+    fake.state().fault = Some(Fault { at: start + graphql, status: 403, storm: false });
+    publish_run(&fake, first[..2].to_vec(), Some(&["lib/c.py"]), push, "e1").await;
+    let text = overview(&fake);
+    assert!(text.contains("cannot be taken as gauntlet's own (GitLab did not say who last edited it"), "{text}");
+    assert!(text.contains("HTTP 403"), "{text}");
+    assert_eq!(OverviewMarker::parse(&text).unwrap().gone, vec![], "{text}");
 }
 
 /// The gone list is bounded: a run that adds one to a full list drops the

@@ -292,3 +292,15 @@ async fn azure_devops_compares_a_pull_requests_files_in_one_request_per_iteratio
     let threads: usize = fake.repo().pulls.iter().filter(|p| p.state != "open").map(|p| p.threads.len()).sum();
     assert!(threads > compares, "more comments ({threads}) than requests");
 }
+
+#[tokio::test]
+async fn azure_devops_naming_a_compared_file_in_another_form_still_counts_its_changed_lines() {
+    let fake = FakeRepo::start(Kind::Azure, scenario(Kind::Azure)).await;
+    let (first, _) = full(&fake).await;
+    let mut repo = scenario(Kind::Azure);
+    repo.bare_diff_paths = true;
+    let bare = FakeRepo::start(Kind::Azure, repo).await;
+    let read = history::read(bare.host().as_ref(), &scope()).await.unwrap();
+    assert_eq!(figures(&read.records), figures(&first.records), "fixed stays fixed");
+    assert!(figures(&read.records).total.fixed > 0);
+}

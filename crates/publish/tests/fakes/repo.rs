@@ -62,6 +62,8 @@ pub struct Repo {
     pub broken: Option<u64>,
     /// `status METHOD path?query` of each request.
     pub log: Vec<String>,
+    /// Azure DevOps' FileDiffs answer names files without their leading slash.
+    pub bare_diff_paths: bool,
     next: u64,
 }
 
@@ -75,6 +77,7 @@ impl Repo {
             requests: 0,
             broken: None,
             log: Vec::new(),
+            bare_diff_paths: false,
             next: 1000,
         }
     }
@@ -749,7 +752,8 @@ fn azure(repo: &Repo, method: &str, path: &str, query: &str, body: &Value) -> Re
                                "modifiedLineNumberStart": at, "modifiedLinesCount": 1})
                     })
                     .collect();
-                json!({"path": file, "originalPath": file, "lineDiffBlocks": blocks})
+                let named = if repo.bare_diff_paths { file.trim_start_matches('/') } else { file };
+                json!({"path": named, "originalPath": named, "lineDiffBlocks": blocks})
             })
             .collect();
         return json(json!(diffs));

@@ -189,7 +189,7 @@ pub fn save(path: &std::path::Path, cached: &Cached) -> anyhow::Result<()> {
 
 /// The version of how outcomes are decided and kept: a release that decides
 /// them differently changes it, and every kept record is read again.
-const RECORD_VERSION: u32 = 1;
+const RECORD_VERSION: u32 = 2;
 
 /// What the kept records were decided for: how, the repository, and whether its
 /// authors may dismiss (which changes outcomes).
@@ -239,6 +239,11 @@ mod tests {
         assert!(settled.reusable(closed_day + 400 * 24 * hour));
         // Read six days after: not yet.
         assert!(!kept(closed, closed_day + 6 * 24 * hour).reusable(closed_day + 9 * 24 * hour));
+        // Read 6 days 2 hours after a close late in its day: a week has not passed,
+        // though the read's date is seven days on (a comparison by day alone
+        // would settle it).
+        let late = "2024-03-05T23:00:00Z";
+        assert!(!kept(late, closed_day + 6 * 24 * hour + 25 * hour).reusable(closed_day + 9 * 24 * hour));
         // A read dated ahead of the clock is never reused.
         assert!(!settled.reusable(closed_day + 24 * hour));
     }
