@@ -139,6 +139,44 @@ async fn a_new_push_is_reviewed_incrementally_and_earlier_comments_stay() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_whose_reviewer_failed_marks_nothing_resolved() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    assert_eq!(run_ci(&ci, &host, &model, &[]).await.0, 0);
+    assert_eq!(host.inline().len(), 1);
+    // The same head again, and the reviewer that raised the finding answers nonsense.
+    let broken = support::Script { answers: vec!["not an answer".into()], ..finder("correctness", json!([])) };
+    let (model, _) = Fake::start(Wire::Anthropic, vec![broken]).await;
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--force"]).await;
+    assert_eq!(code, 0, "{stderr}");
+    let inline = host.inline();
+    assert!(!inline[0].resolved, "a finding its reviewer could not raise again is not resolved: {inline:#?}");
+    let overview = host.overviews().join("\n");
+    assert!(
+        overview.contains("review session(s) failed (see the gaps), so this run marks no earlier finding resolved"),
+        "{overview}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_run_that_leaves_the_flagged_file_out_does_not_resolve_its_finding() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE), ("src/util.py", "X = 1\n")], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    assert_eq!(run_ci(&ci, &host, &model, &[]).await.0, 0);
+    // The next push turns the flagged file into bytes the review cannot read.
+    std::fs::write(ci.dir.path().join("src/auth.py"), b"\0\x01binary\0").unwrap();
+    std::fs::write(ci.dir.path().join("src/util.py"), "X = 2\n").unwrap();
+    git(ci.dir.path(), &["commit", "-qam", "second push"]);
+    ci.write_event();
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--full"]).await;
+    assert_eq!(code, 0, "{stderr}");
+    let inline = host.inline();
+    assert!(!inline[0].resolved, "the file was not reviewed, so its finding still stands: {inline:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_token_prints_the_review_writes_the_summary_and_says_why() {
     let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
     let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;

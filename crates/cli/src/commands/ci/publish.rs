@@ -108,9 +108,28 @@ pub fn post(
         }
         Scope::Full { note } => {
             notes.extend(note.clone());
-            None
+            // A file the review left out was not reviewed, even in a full run.
+            (!review.not_reviewed.is_empty()).then(|| {
+                let mut paths = reviewed(&target.prepared.change.files, &review.not_reviewed);
+                let left_out: BTreeSet<&str> = review.not_reviewed.iter().map(|n| n.path.as_str()).collect();
+                let elsewhere =
+                    existing.threads.iter().map(|t| t.path.clone()).filter(|p| !left_out.contains(p.as_str()));
+                paths.extend(elsewhere);
+                paths
+            })
         }
         Scope::Same { .. } => None,
+    };
+    // A reviewer whose session failed could not raise its findings again: this run
+    // marks nothing earlier resolved (nor, in the record, fixed or withdrawn).
+    let reviewed = if review.find_failures > 0 {
+        notes.push(format!(
+            "{} review session(s) failed (see the gaps), so this run marks no earlier finding resolved.",
+            review.find_failures
+        ));
+        Some(BTreeSet::new())
+    } else {
+        reviewed
     };
     notes.extend(target.mode_note.clone());
     let marker = OverviewMarker {
