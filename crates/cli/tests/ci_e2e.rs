@@ -153,10 +153,26 @@ async fn a_run_whose_reviewer_failed_marks_nothing_resolved() {
     let inline = host.inline();
     assert!(!inline[0].resolved, "a finding its reviewer could not raise again is not resolved: {inline:#?}");
     let overview = host.overviews().join("\n");
-    assert!(
-        overview.contains("review session(s) failed (see the gaps), so this run marks no earlier finding resolved"),
-        "{overview}"
-    );
+    assert!(overview.contains("coverage gap(s) (see below), so it marks no earlier finding resolved"), "{overview}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finding_whose_validation_failed_this_time_is_not_resolved() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    assert_eq!(run_ci(&ci, &host, &model, &[]).await.0, 0);
+    // The same finding again, but the validator's answers are nonsense.
+    let mut again = scripts();
+    again[1] = support::Script { answers: vec!["no verdict".into()], ..again[1].clone() };
+    let (model, _) = Fake::start(Wire::Anthropic, again).await;
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--force"]).await;
+    assert_eq!(code, 0, "{stderr}");
+    let overview = host.overviews().join("\n");
+    assert!(overview.contains("coverage gap in **validate**"), "{overview}");
+    assert!(overview.contains("so it marks no earlier finding resolved"), "{overview}");
+    let inline = host.inline();
+    assert!(!inline[0].resolved, "a finding the validator could not judge still stands: {inline:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,7 +13,6 @@ use gauntlet_publish::standing::{self, Standing};
 use gauntlet_publish::{Candidate, Existing, OverviewMarker, Policy, Request, anchor, dismissal};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Location;
-use gauntlet_review::review::NotReviewed;
 use std::collections::BTreeSet;
 use std::io::Write;
 
@@ -98,38 +97,41 @@ pub fn post(
         .map(|p| Candidate { finding: p, anchor: place(&diffs, &p.location, p.inline), fix: None })
         .collect();
     let mut notes = Vec::new();
+    // Files whose findings this run could not raise again: left out of the review
+    // (binary, too large), or holding a finding that could not be verified either
+    // way (shown in the overview, not published).
+    let mut left_out: BTreeSet<String> = review.not_reviewed.iter().map(|n| n.path.clone()).collect();
+    left_out.extend(review.unverified.iter().filter_map(|p| Location::parse(&p.location)).map(|l| l.path));
     let reviewed = match target.scope {
         Scope::Since { last } => {
             notes.push(format!(
                 "Incremental review: only what changed since {} (the last reviewed head); comments on other files carry over. Run `gauntlet ci --full` to review everything.",
                 super::short(last)
             ));
-            Some(reviewed(&target.prepared.change.files, &review.not_reviewed))
+            Some(reviewed(&target.prepared.change.files, &left_out))
         }
         Scope::Full { note } => {
             notes.extend(note.clone());
-            // A file the review left out was not reviewed, even in a full run.
-            (!review.not_reviewed.is_empty()).then(|| {
-                let mut paths = reviewed(&target.prepared.change.files, &review.not_reviewed);
-                let left_out: BTreeSet<&str> = review.not_reviewed.iter().map(|n| n.path.as_str()).collect();
-                let elsewhere =
-                    existing.threads.iter().map(|t| t.path.clone()).filter(|p| !left_out.contains(p.as_str()));
-                paths.extend(elsewhere);
+            // Such a file was not reviewed, even in a full run.
+            (!left_out.is_empty()).then(|| {
+                let mut paths = reviewed(&target.prepared.change.files, &left_out);
+                paths.extend(existing.threads.iter().map(|t| t.path.clone()).filter(|p| !left_out.contains(p)));
                 paths
             })
         }
         Scope::Same { .. } => None,
     };
-    // A reviewer whose session failed could not raise its findings again: this run
+    // A review with a coverage gap (a reviewer's session failed, a finding could
+    // not be validated) may have missed raising an earlier finding again: this run
     // marks nothing earlier resolved (nor, in the record, fixed or withdrawn).
-    let reviewed = if review.find_failures > 0 {
+    let reviewed = if review.gaps.is_empty() {
+        reviewed
+    } else {
         notes.push(format!(
-            "{} review session(s) failed (see the gaps), so this run marks no earlier finding resolved.",
-            review.find_failures
+            "This review has {} coverage gap(s) (see below), so it marks no earlier finding resolved.",
+            review.gaps.len()
         ));
         Some(BTreeSet::new())
-    } else {
-        reviewed
     };
     notes.extend(target.mode_note.clone());
     let marker = OverviewMarker {
@@ -168,13 +170,12 @@ pub fn post(
     Ok((summary.map(|summary| format!("posted to {}: {summary}", host.name())), tally))
 }
 
-/// The paths an incremental run reviewed, for carrying over what it did not:
-/// every changed file but those the review left out (too large, unreadable,
-/// binary), whose findings it could not have raised again; and a renamed
+/// The paths a run reviewed, for carrying over what it did not: every changed
+/// file but those in `left_out` (left out of the review, or holding a finding
+/// that could not be verified), whose findings it could not have raised again; and a renamed
 /// file's old path too, since a finding an earlier run placed there is on this
 /// file and would otherwise be carried over for ever.
-fn reviewed(files: &[ChangedFile], not_reviewed: &[NotReviewed]) -> BTreeSet<String> {
-    let left_out: BTreeSet<&str> = not_reviewed.iter().map(|n| n.path.as_str()).collect();
+fn reviewed(files: &[ChangedFile], left_out: &BTreeSet<String>) -> BTreeSet<String> {
     let seen = files.iter().map(|f| &f.diff).filter(|d| !left_out.contains(d.path()));
     let renamed_from = |d: &FileDiff| d.old_path.clone().filter(|_| d.status == FileStatus::Renamed);
     seen.flat_map(|d| [Some(d.path().to_string()), renamed_from(d)]).flatten().collect()
@@ -273,7 +274,7 @@ mod tests {
     fn a_file_the_review_left_out_is_not_reviewed() {
         let patch = "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-a\n+b\n\
                      diff --git a/big.rs b/big.rs\n--- a/big.rs\n+++ b/big.rs\n@@ -1 +1 @@\n-a\n+b\n";
-        let left_out = [NotReviewed::new("big.rs", "too large")];
+        let left_out = BTreeSet::from(["big.rs".to_string()]);
         assert_eq!(reviewed(&files(patch), &left_out), BTreeSet::from(["src/a.rs".to_string()]));
     }
 
@@ -283,8 +284,12 @@ mod tests {
                      rename to src/new.rs\n--- a/src/old.rs\n+++ b/src/new.rs\n@@ -1 +1 @@\n-a\n+b\n\
                      diff --git a/src/c.rs b/src/d.rs\nsimilarity index 100%\ncopy from src/c.rs\ncopy to src/d.rs\n";
         let want = ["src/d.rs", "src/new.rs", "src/old.rs"].map(String::from);
-        assert_eq!(reviewed(&files(patch), &[]), BTreeSet::from(want), "a copy leaves its source as it was");
-        let left_out = [NotReviewed::new("src/new.rs", "too large")];
+        assert_eq!(
+            reviewed(&files(patch), &BTreeSet::new()),
+            BTreeSet::from(want),
+            "a copy leaves its source as it was"
+        );
+        let left_out = BTreeSet::from(["src/new.rs".to_string()]);
         assert_eq!(reviewed(&files(patch), &left_out), BTreeSet::from(["src/d.rs".to_string()]));
     }
 }
