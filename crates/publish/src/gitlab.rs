@@ -232,7 +232,7 @@ impl CodeHost for GitLab {
             classify(&d, &me, &mut existing);
         }
         if let Some(note) = existing.overview.as_ref().map(|o| o.handle.comment.clone()) {
-            existing.overview_edited = self.overview_edited(&note, &me).await;
+            existing.overview_edited = self.overview_edited(&note, &me).await?;
         }
         for thread in &mut existing.threads {
             let (people, cut) = self.thumbs_down(&thread.handle, &me).await?;

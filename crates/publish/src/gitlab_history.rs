@@ -70,16 +70,22 @@ impl GitLab {
 impl GitLab {
     /// Who besides the pipeline (user `me`) last edited this merge request's
     /// overview note `note`, or why GitLab's answer does not say; `None` when
-    /// nobody else did. No answer is a reason, never a failure: `ci` then only
-    /// stops carrying over what the note remembers, and still posts the review
-    /// (an instance or proxy that refuses GraphQL must not stop that).
-    pub(super) async fn overview_edited(&self, note: &str, me: &str) -> Option<String> {
+    /// nobody else did. A refusal (a GraphQL error, or 401, 403 or 404 from an
+    /// instance or proxy that does not serve GraphQL to this token) is a reason:
+    /// `ci` then only stops carrying over what the note remembers, and still
+    /// posts. A failure that may pass (the network, a 5xx after retries) fails
+    /// the run instead, as any other read does: a re-run then loses nothing,
+    /// where carrying nothing over would lose the overview's record for good.
+    pub(super) async fn overview_edited(&self, note: &str, me: &str) -> Result<Option<String>, PublishError> {
         match self.editors(self.iid).await {
-            Ok(editors) => edited_by_other(&editors, note, me),
-            Err(PublishError::Response { message, .. }) => {
-                Some(format!("GitLab did not say who last edited it ({message})"))
+            Ok(editors) => Ok(edited_by_other(&editors, note, me)),
+            Err(e @ (PublishError::Response { .. } | PublishError::Denied { .. })) => {
+                Ok(Some(format!("GitLab did not say who last edited it ({e})")))
             }
-            Err(e) => Some(format!("GitLab did not say who last edited it ({e})")),
+            Err(e @ PublishError::Http { status: 404, .. }) => {
+                Ok(Some(format!("GitLab did not say who last edited it ({e})")))
+            }
+            Err(e) => Err(e),
         }
     }
 }

@@ -18,13 +18,13 @@
 //!
 //! ```no_run
 //! # async fn run(host: &dyn gauntlet_publish::CodeHost, review: &gauntlet_review::Review) -> Result<(), gauntlet_publish::PublishError> {
-//! use gauntlet_publish::{Candidate, OverviewMarker, Request, DEFAULT_CAP};
+//! use gauntlet_publish::{Candidate, OverviewMarker, Request, Reviewed, DEFAULT_CAP};
 //! let existing = host.existing(&review.head).await?;
 //! let dismissals = gauntlet_publish::dismissal::check(host, &existing, Default::default()).await;
 //! let candidates = review.published.iter().map(|p| Candidate { finding: p, anchor: None, fix: None }).collect();
 //! let marker =
 //!     OverviewMarker { head: review.head.clone(), rules: review.rules_version.clone(), config: "c".into(), held: None, era: None, gone: Vec::new() };
-//! let request = Request { review, candidates, marker, cap: DEFAULT_CAP, reviewed: None, notes: vec![], dismissals, since_last: None };
+//! let request = Request { review, candidates, marker, cap: DEFAULT_CAP, reviewed: Reviewed::All, notes: vec![], dismissals, since_last: None };
 //! let summary = gauntlet_publish::sync(host, &existing, request).await?;
 //! println!("{summary}");
 //! # Ok(()) }
@@ -52,7 +52,7 @@ pub use dismissal::{Dismissals, Policy};
 pub use host::{Anchor, CodeHost, Edited, Existing, Handle, NewComment, Overview, Person, Reply, Thread};
 pub use http::{MAX_RESPONSE_BYTES, read_json};
 pub use marker::{FindingMarker, Held, OverviewMarker};
-pub use plan::{Action, Candidate, DEFAULT_CAP, Plan, plan_sync};
+pub use plan::{Action, Candidate, DEFAULT_CAP, Plan, Reviewed, plan_sync};
 pub use standing::Standing;
 pub use status::{Status, Verdict};
 pub use suggest::{Dialect, ReviewedFix, Suggestion, Unsuitable};

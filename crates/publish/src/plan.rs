@@ -39,13 +39,45 @@ pub struct Candidate<'a> {
     pub fix: Option<ReviewedFix>,
 }
 
+/// Which paths a run reviewed. Threads and held findings on other paths are
+/// carried over untouched: the run knows nothing about them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Reviewed {
+    /// Every path (a full review).
+    #[default]
+    All,
+    /// Only these (an incremental review).
+    Only(BTreeSet<String>),
+    /// Every path but these (a full review that left some files out).
+    AllBut(BTreeSet<String>),
+}
+
+impl Reviewed {
+    pub fn contains(&self, path: &str) -> bool {
+        match self {
+            Reviewed::All => true,
+            Reviewed::Only(paths) => paths.contains(path),
+            Reviewed::AllBut(paths) => !paths.contains(path),
+        }
+    }
+
+    /// [`Reviewed::contains`] for a path known only by its [`crate::marker::path_tag`].
+    pub fn contains_tag(&self, tag: &str) -> bool {
+        let tagged = |paths: &BTreeSet<String>| paths.iter().any(|p| crate::marker::path_tag(p) == tag);
+        match self {
+            Reviewed::All => true,
+            Reviewed::Only(paths) => tagged(paths),
+            Reviewed::AllBut(paths) => !tagged(paths),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Options<'a> {
     /// Comments to open or reopen at most; the rest go to the overview.
     pub cap: usize,
-    /// Paths this run reviewed; `None` for all. Threads on other paths are
-    /// carried over untouched (an incremental run knows nothing about them).
-    pub reviewed: Option<&'a BTreeSet<String>>,
+    /// Paths this run reviewed.
+    pub reviewed: &'a Reviewed,
     /// The head under review, named in resolved comments.
     pub head: &'a str,
     /// How the host takes suggested fixes.
@@ -197,7 +229,7 @@ pub fn plan_sync(threads: &[Thread], candidates: &[Candidate<'_>], opts: &Option
             plan.actions.push(Action::Resolve { thread: t, body: k.thread.body.clone() });
             continue;
         }
-        let reviewed = opts.reviewed.is_none_or(|paths| paths.contains(&k.thread.path));
+        let reviewed = opts.reviewed.contains(&k.thread.path);
         if !reviewed && matches!(k.state, State::Open | State::ResolvedByOther) {
             plan.standing.push(t);
         }
@@ -322,4 +354,25 @@ fn match_threads(known: &[Option<Known<'_>>], candidates: &[Candidate<'_>]) -> V
 /// The path part of a finding's `path:LINE` location.
 pub(crate) fn path_of(p: &Published) -> &str {
     p.location.rsplit_once(':').map_or(p.location.as_str(), |(path, _)| path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Reviewed;
+    use crate::marker::path_tag;
+
+    #[test]
+    fn what_a_run_reviewed_by_path_and_by_tag() {
+        let set = |p: &[&str]| p.iter().map(|s| s.to_string()).collect();
+        for (reviewed, a, b) in [
+            (Reviewed::All, true, true),
+            (Reviewed::Only(set(&["a.rs"])), true, false),
+            (Reviewed::AllBut(set(&["a.rs"])), false, true),
+            (Reviewed::Only(set(&[])), false, false),
+        ] {
+            assert_eq!((reviewed.contains("a.rs"), reviewed.contains("b.rs")), (a, b), "{reviewed:?}");
+            let tags = (reviewed.contains_tag(&path_tag("a.rs")), reviewed.contains_tag(&path_tag("b.rs")));
+            assert_eq!(tags, (a, b), "{reviewed:?}");
+        }
+    }
 }

@@ -8,7 +8,7 @@ use crate::body;
 use crate::dismissal::Dismissals;
 use crate::host::Existing;
 use crate::marker::{FindingMarker, OverviewMarker};
-use crate::plan::{Options, Plan, plan_sync};
+use crate::plan::{Options, Plan, Reviewed, plan_sync};
 use crate::suggest::Dialect;
 use gauntlet_review::contract::Severity;
 use std::collections::BTreeSet;
@@ -44,8 +44,8 @@ pub fn standing(existing: &Existing, plan: &Plan) -> Vec<Standing> {
 pub fn without_review(existing: &Existing, dismissals: &Dismissals) -> Option<Vec<Standing>> {
     let marker = existing.overview.as_ref().and_then(|o| OverviewMarker::parse(&o.body))?;
     let held = marker.held?;
-    let nothing = BTreeSet::new();
-    let opts = Options { cap: 0, reviewed: Some(&nothing), head: &marker.head, dialect: Dialect::Plain, dismissals };
+    let nothing = Reviewed::Only(BTreeSet::new());
+    let opts = Options { cap: 0, reviewed: &nothing, head: &marker.head, dialect: Dialect::Plain, dismissals };
     let mut plan = plan_sync(&existing.threads, &[], &opts);
     plan.carried = held.into_iter().filter(|h| !dismissals.is_finding_dismissed(&h.id)).collect();
     Some(standing(existing, &plan))

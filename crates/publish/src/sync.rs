@@ -8,7 +8,7 @@ use crate::dismissal::Dismissals;
 use crate::history::touches;
 use crate::host::{CodeHost, Existing, NewComment};
 use crate::marker::{Gone, Held, OverviewMarker, path_tag};
-use crate::plan::{Action, Candidate, Options, Plan, plan_sync};
+use crate::plan::{Action, Candidate, Options, Plan, Reviewed, plan_sync};
 use crate::suggest::Dialect;
 use gauntlet_change::{FileDiff, FileStatus};
 use gauntlet_review::Review;
@@ -23,8 +23,8 @@ pub struct Request<'a> {
     pub candidates: Vec<Candidate<'a>>,
     pub marker: OverviewMarker,
     pub cap: usize,
-    /// Paths this run reviewed; `None` for all.
-    pub reviewed: Option<BTreeSet<String>>,
+    /// Paths this run reviewed.
+    pub reviewed: Reviewed,
     /// Lines for the overview about how the run went.
     pub notes: Vec<String>,
     /// The verdict on what people did on the existing threads
@@ -87,7 +87,7 @@ pub fn preview(existing: &Existing, request: &Request<'_>, dialect: Dialect) -> 
     }
     let opts = Options {
         cap: request.cap,
-        reviewed: request.reviewed.as_ref(),
+        reviewed: &request.reviewed,
         head: &request.review.head,
         dialect,
         dismissals: &request.dismissals,
@@ -123,17 +123,18 @@ fn last_marker(existing: &Existing) -> Option<OverviewMarker> {
 }
 
 /// The findings the last overview held that this run leaves standing: not
-/// raised again by it, on a path it did not review. A full review reviews every
-/// path, so it carries nothing: what it does not raise again is gone.
+/// raised again by it, on a path it did not review. A full review of every path
+/// carries nothing: what it does not raise again is gone.
 fn carried(existing: &Existing, request: &Request<'_>) -> Vec<Held> {
-    let Some(reviewed) = &request.reviewed else { return Vec::new() };
+    if request.reviewed == Reviewed::All {
+        return Vec::new();
+    }
     let old = last_marker(existing).and_then(|m| m.held);
     let raised: BTreeSet<&str> = request.candidates.iter().map(|c| c.finding.id.as_str()).collect();
-    let reviewed: BTreeSet<String> = reviewed.iter().map(|p| path_tag(p)).collect();
     let mut seen = BTreeSet::new();
     old.unwrap_or_default()
         .into_iter()
-        .filter(|h| !raised.contains(h.id.as_str()) && !reviewed.contains(&h.path))
+        .filter(|h| !raised.contains(h.id.as_str()) && !request.reviewed.contains_tag(&h.path))
         .filter(|h| !request.dismissals.is_finding_dismissed(&h.id))
         .filter(|h| seen.insert(h.id.clone()))
         .collect()

@@ -42,7 +42,7 @@ async fn publish_in(
         candidates: candidates(&review.published),
         marker,
         cap: 15,
-        reviewed: None,
+        reviewed: gauntlet_publish::Reviewed::All,
         notes: vec![],
         dismissals,
         since_last: None,
@@ -69,7 +69,7 @@ async fn publish_after(fake: &Fake, published: Vec<Published>, diff: &str) {
         candidates: candidates(&review.published),
         marker,
         cap: 15,
-        reviewed: None,
+        reviewed: gauntlet_publish::Reviewed::All,
         notes: vec![],
         dismissals,
         since_last: Some(gauntlet_change::parse_patch(diff).unwrap()),
@@ -97,7 +97,7 @@ async fn publish_incremental(fake: &Fake, published: Vec<Published>, paths: &[&s
         candidates: candidates(&review.published),
         marker,
         cap: 15,
-        reviewed: Some(paths.iter().map(|p| p.to_string()).collect()),
+        reviewed: gauntlet_publish::Reviewed::Only(paths.iter().map(|p| p.to_string()).collect()),
         notes: vec![],
         dismissals,
         since_last: None,
@@ -114,6 +114,20 @@ async fn publish_run(
     fake: &Fake,
     published: Vec<Published>,
     reviewed: Option<&[&str]>,
+    since_last: &str,
+    era: &str,
+) -> Vec<Standing> {
+    let reviewed = reviewed.map_or(gauntlet_publish::Reviewed::All, |paths| {
+        gauntlet_publish::Reviewed::Only(paths.iter().map(|p| p.to_string()).collect())
+    });
+    publish_scoped(fake, published, reviewed, since_last, era).await
+}
+
+/// [`publish_run`] with any [`gauntlet_publish::Reviewed`].
+async fn publish_scoped(
+    fake: &Fake,
+    published: Vec<Published>,
+    reviewed: gauntlet_publish::Reviewed,
     since_last: &str,
     era: &str,
 ) -> Vec<Standing> {
@@ -134,7 +148,7 @@ async fn publish_run(
         candidates: candidates(&review.published),
         marker,
         cap: 15,
-        reviewed: reviewed.map(|paths| paths.iter().map(|p| p.to_string()).collect()),
+        reviewed,
         notes: vec![],
         dismissals,
         since_last: Some(gauntlet_change::parse_patch(since_last).unwrap()),
@@ -382,13 +396,13 @@ async fn each_failing_host_call_is_named_and_a_rerun_finishes_the_job(fake: Fake
             let call = fake.state().log[start + at].clone();
             match result {
                 // Reads are retried on 5xx, so one failed read costs nothing; GitHub
-                // lets a token that may not resolve threads leave them open; GitLab's
-                // question of who last edited the overview only stops carrying over
-                // what the overview remembers (the overview says so).
+                // lets a token that may not resolve threads leave them open; GitLab
+                // refusing the question of who last edited the overview only stops
+                // carrying over what the overview remembers (the overview says so).
                 Ok(_) => assert!(
                     status == 500
                         || (matches!(status, 401 | 403) && call == "POST /graphql")
-                        || call == "POST /api/graphql",
+                        || (matches!(status, 401 | 403 | 404) && call == "POST /api/graphql"),
                     "HTTP {status} at call {at} ({call}) went unnoticed"
                 ),
                 Err(e) => {
@@ -817,7 +831,7 @@ async fn gitlab_a_refused_question_of_who_edited_the_overview_still_posts() {
     first[2].inline = false;
     publish_run(&fake, first.clone(), None, "", "e1").await;
     let push = "diff --git a/lib/c.py b/lib/c.py\n--- a/lib/c.py\n+++ b/lib/c.py\n@@ -3 +3 @@\n-except: pass\n+raise\n";
-    // Every request of the next run from its first GraphQL call on is refused with a 403, once.
+    // The next run's GraphQL call is refused with a 403.
     let before = fake.state().requests;
     publish_run(&fake, first[..2].to_vec(), Some(&["lib/c.py"]), push, "e1").await;
     let graphql =
@@ -976,4 +990,26 @@ async fn azure_places_threads_on_the_iteration_of_the_reviewed_head() {
     let moved = fakes::azure::start(&"e".repeat(40)).await;
     let summary = publish(&moved, run(0)).await.unwrap();
     assert_eq!(summary.created, 0, "no iteration holds the reviewed head");
+}
+
+/// A full run that left one file out (binary, too large, ignored) carries what
+/// the overview held there, and lets go of what it held anywhere else: a
+/// finding outside the diff is not carried for ever because some other file
+/// was left out.
+#[tokio::test]
+async fn github_a_full_run_that_left_a_file_out_carries_only_what_is_held_on_it() {
+    let fake = fakes::github::start().await;
+    let mut first = run(0);
+    first[0].inline = false;
+    first[2].inline = false;
+    publish_run(&fake, first.clone(), None, "", "e1").await;
+    let held = |fake: &Fake| OverviewMarker::parse(&overview(fake)).unwrap().held.unwrap_or_default();
+    assert_eq!(held(&fake).len(), 2);
+    let left_out = gauntlet_publish::Reviewed::AllBut(["lib/c.py".to_string()].into());
+    let standing = publish_scoped(&fake, vec![first[1].clone()], left_out, "", "e1").await;
+    let now = held(&fake);
+    assert_eq!(now.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(), vec![first[2].id.as_str()], "{now:?}");
+    let gone = OverviewMarker::parse(&overview(&fake)).unwrap().gone;
+    assert_eq!(gone.iter().map(|g| g.id.as_str()).collect::<Vec<_>>(), vec![first[0].id.as_str()], "{gone:?}");
+    assert!(standing.iter().any(|s| s.id == first[2].id), "the left-out file's finding still stands: {standing:?}");
 }

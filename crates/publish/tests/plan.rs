@@ -15,7 +15,13 @@ fn plan(threads: &[Thread], published: &[Published]) -> Plan {
 }
 
 fn plan_with(threads: &[Thread], published: &[Published], dismissals: &Dismissals) -> Plan {
-    let opts = Options { cap: 15, reviewed: None, head: HEAD, dialect: Dialect::GitHub, dismissals };
+    let opts = Options {
+        cap: 15,
+        reviewed: &gauntlet_publish::Reviewed::All,
+        head: HEAD,
+        dialect: Dialect::GitHub,
+        dismissals,
+    };
     plan_sync(threads, &candidates(published), &opts)
 }
 
@@ -123,7 +129,7 @@ fn an_incremental_run_never_resolves_threads_on_files_it_did_not_review() {
         &candidates(&two()[..1]),
         &Options {
             cap: 15,
-            reviewed: Some(&reviewed),
+            reviewed: &gauntlet_publish::Reviewed::Only(reviewed.clone()),
             head: HEAD,
             dialect: Dialect::GitHub,
             dismissals: &Dismissals::default(),

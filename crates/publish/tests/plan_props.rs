@@ -50,7 +50,8 @@ fn run(threads: &[Thread], published: &[Published], cap: usize) -> Plan {
 }
 
 fn run_with(threads: &[Thread], published: &[Published], cap: usize, dismissals: &Dismissals) -> Plan {
-    let opts = Options { cap, reviewed: None, head: HEAD, dialect: Dialect::GitHub, dismissals };
+    let opts =
+        Options { cap, reviewed: &gauntlet_publish::Reviewed::All, head: HEAD, dialect: Dialect::GitHub, dismissals };
     plan_sync(threads, &candidates(published), &opts)
 }
 

@@ -36,7 +36,13 @@ fn plan(threads: &[Thread], p: &Published, fix: Option<ReviewedFix>, dialect: Di
     plan_sync(
         threads,
         &candidates,
-        &Options { cap: 15, reviewed: None, head: HEAD, dialect, dismissals: &Dismissals::default() },
+        &Options {
+            cap: 15,
+            reviewed: &gauntlet_publish::Reviewed::All,
+            head: HEAD,
+            dialect,
+            dismissals: &Dismissals::default(),
+        },
     )
 }
 

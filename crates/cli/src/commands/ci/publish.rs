@@ -10,9 +10,12 @@ use gauntlet_change::git::Git;
 use gauntlet_change::{ChangedFile, FileDiff, FileStatus};
 use gauntlet_loop::engine::Settings as LoopSettings;
 use gauntlet_publish::standing::{self, Standing};
-use gauntlet_publish::{Candidate, Existing, OverviewMarker, Policy, Request, anchor, dismissal};
+use gauntlet_publish::{
+    Candidate, Existing, FindingMarker, OverviewMarker, Policy, Request, Reviewed, anchor, dismissal,
+};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Location;
+use gauntlet_review::finding::DropReason;
 use std::collections::BTreeSet;
 use std::io::Write;
 
@@ -97,42 +100,7 @@ pub fn post(
         .map(|p| Candidate { finding: p, anchor: place(&diffs, &p.location, p.inline), fix: None })
         .collect();
     let mut notes = Vec::new();
-    // Files whose findings this run could not raise again: left out of the review
-    // (binary, too large), or holding a finding that could not be verified either
-    // way (shown in the overview, not published).
-    let mut left_out: BTreeSet<String> = review.not_reviewed.iter().map(|n| n.path.clone()).collect();
-    left_out.extend(review.unverified.iter().filter_map(|p| Location::parse(&p.location)).map(|l| l.path));
-    let reviewed = match target.scope {
-        Scope::Since { last } => {
-            notes.push(format!(
-                "Incremental review: only what changed since {} (the last reviewed head); comments on other files carry over. Run `gauntlet ci --full` to review everything.",
-                super::short(last)
-            ));
-            Some(reviewed(&target.prepared.change.files, &left_out))
-        }
-        Scope::Full { note } => {
-            notes.extend(note.clone());
-            // Such a file was not reviewed, even in a full run.
-            (!left_out.is_empty()).then(|| {
-                let mut paths = reviewed(&target.prepared.change.files, &left_out);
-                paths.extend(existing.threads.iter().map(|t| t.path.clone()).filter(|p| !left_out.contains(p)));
-                paths
-            })
-        }
-        Scope::Same { .. } => None,
-    };
-    // A review with a coverage gap (a reviewer's session failed, a finding could
-    // not be validated) may have missed raising an earlier finding again: this run
-    // marks nothing earlier resolved (nor, in the record, fixed or withdrawn).
-    let reviewed = if review.gaps.is_empty() {
-        reviewed
-    } else {
-        notes.push(format!(
-            "This review has {} coverage gap(s) (see below), so it marks no earlier finding resolved.",
-            review.gaps.len()
-        ));
-        Some(BTreeSet::new())
-    };
+    let reviewed = reviewed_scope(review, existing, &target.prepared.change.files, target.scope, &mut notes);
     notes.extend(target.mode_note.clone());
     let marker = OverviewMarker {
         head: review.head.clone(),
@@ -168,6 +136,53 @@ pub fn post(
         NotPosted { why, partly: e.posted_something(), uncertain: e.outcome_unknown() }
     });
     Ok((summary.map(|summary| format!("posted to {}: {summary}", host.name())), tally))
+}
+
+/// What this run reviewed, for carrying over what it did not, with the notes the
+/// overview gives about it. Left out are files whose findings the run could not
+/// raise again: files the review left out (binary, too large, ignored), files a
+/// finding the validator failed on sits in, and files of earlier threads whose
+/// finding could not be verified either way this time. A review whose reviewer
+/// session failed, or whose context could not be gathered, reviewed nothing
+/// earlier findings can be judged by: it resolves nothing.
+fn reviewed_scope(
+    review: &Review,
+    existing: &Existing,
+    files: &[ChangedFile],
+    scope: &Scope,
+    notes: &mut Vec<String>,
+) -> Reviewed {
+    let mut left_out: BTreeSet<String> = review.not_reviewed.iter().map(|n| n.path.clone()).collect();
+    let not_validated = review.dropped.iter().filter(|d| d.reason == DropReason::NotValidated);
+    left_out.extend(not_validated.filter_map(|d| Location::parse(&d.location)).map(|l| l.path));
+    let unverified: BTreeSet<&str> = review.unverified.iter().map(|p| p.id.as_str()).collect();
+    let undecided = |t: &&gauntlet_publish::Thread| {
+        FindingMarker::parse(&t.body).is_some_and(|m| unverified.contains(m.id.as_str()))
+    };
+    left_out.extend(existing.threads.iter().filter(undecided).map(|t| t.path.clone()));
+    let failed = review.gaps.iter().filter(|g| g.step == "find" || g.step == "context").count();
+    let failed = failed.max(review.find_failures);
+    if failed > 0 {
+        notes.push(format!(
+            "{failed} reviewer session(s) failed or lacked their context (see the coverage gaps), so this run marks no earlier finding resolved."
+        ));
+        return Reviewed::Only(BTreeSet::new());
+    }
+    match scope {
+        Scope::Since { last } => {
+            notes.push(format!(
+                "Incremental review: only what changed since {} (the last reviewed head); comments on other files carry over. Run `gauntlet ci --full` to review everything.",
+                super::short(last)
+            ));
+            Reviewed::Only(reviewed(files, &left_out))
+        }
+        Scope::Full { note } => {
+            notes.extend(note.clone());
+            if left_out.is_empty() { Reviewed::All } else { Reviewed::AllBut(left_out) }
+        }
+        Scope::Same { .. } if left_out.is_empty() => Reviewed::All,
+        Scope::Same { .. } => Reviewed::AllBut(left_out),
+    }
 }
 
 /// The paths a run reviewed, for carrying over what it did not: every changed
