@@ -191,6 +191,8 @@ async fn a_full_run_that_leaves_the_flagged_file_out_does_not_resolve_its_findin
     assert_eq!(code, 0, "{stderr}");
     let inline = host.inline();
     assert!(!inline[0].resolved, "the file was not reviewed, so its finding still stands: {inline:#?}");
+    let overview = host.overviews().join("\n");
+    assert!(!overview.contains("marks no earlier finding resolved"), "held back by its file alone: {overview}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -244,6 +244,8 @@ mod tests {
         // would settle it).
         let late = "2024-03-05T23:00:00Z";
         assert!(!kept(late, closed_day + 6 * 24 * hour + 25 * hour).reusable(closed_day + 9 * 24 * hour));
+        // Read at midnight eight days on (seven days and an hour after it): final.
+        assert!(kept(late, closed_day + 8 * 24 * hour).reusable(closed_day + 30 * 24 * hour));
         // A read dated ahead of the clock is never reused.
         assert!(!settled.reusable(closed_day + 24 * hour));
     }
