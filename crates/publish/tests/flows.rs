@@ -25,16 +25,36 @@ async fn publish_in(
     policy: Policy,
     era: Option<&str>,
 ) -> Result<Summary, PublishError> {
+    publish_as(fake, published, How { policy, era, ..How::default() }).await.map(|(summary, _)| summary)
+}
+
+/// How a test run publishes: with which dismissal policy and era, what it
+/// reviewed, and how its head follows the last overview's (`git diff -U0`).
+#[derive(Default)]
+struct How<'a> {
+    policy: Policy,
+    era: Option<&'a str>,
+    reviewed: gauntlet_publish::Reviewed,
+    since_last: Option<&'a str>,
+}
+
+/// Publish `published` as `how` says: what the sync did, and what stands
+/// without being raised by the run (as `--fail-on` counts it).
+async fn publish_as(
+    fake: &Fake,
+    published: Vec<Published>,
+    how: How<'_>,
+) -> Result<(Summary, Vec<Standing>), PublishError> {
     let review = review(published);
     let host = fake.host();
     let existing = host.existing(HEAD).await?;
-    let dismissals = dismissal::check(host.as_ref(), &existing, policy).await;
+    let dismissals = dismissal::check(host.as_ref(), &existing, how.policy).await;
     let marker = OverviewMarker {
         head: HEAD.into(),
         rules: review.rules_version.clone(),
         config: "cfg1".into(),
         held: None,
-        era: era.map(str::to_string),
+        era: how.era.map(str::to_string),
         gone: Vec::new(),
     };
     let request = Request {
@@ -42,69 +62,26 @@ async fn publish_in(
         candidates: candidates(&review.published),
         marker,
         cap: 15,
-        reviewed: gauntlet_publish::Reviewed::All,
+        reviewed: how.reviewed,
         notes: vec![],
         dismissals,
-        since_last: None,
+        since_last: how.since_last.map(|diff| gauntlet_change::parse_patch(diff).unwrap()),
     };
-    sync(host.as_ref(), &existing, request).await
+    let plan = preview(&existing, &request, host.dialect());
+    let summary = sync(host.as_ref(), &existing, request).await?;
+    Ok((summary, standing::standing(&existing, &plan)))
 }
 
 /// A full run whose head follows the last overview's by `diff` (`git diff -U0`).
 async fn publish_after(fake: &Fake, published: Vec<Published>, diff: &str) {
-    let review = review(published);
-    let host = fake.host();
-    let existing = host.existing(HEAD).await.unwrap();
-    let dismissals = dismissal::check(host.as_ref(), &existing, Policy::default()).await;
-    let marker = OverviewMarker {
-        head: HEAD.into(),
-        rules: review.rules_version.clone(),
-        config: "cfg1".into(),
-        held: None,
-        era: None,
-        gone: Vec::new(),
-    };
-    let request = Request {
-        review: &review,
-        candidates: candidates(&review.published),
-        marker,
-        cap: 15,
-        reviewed: gauntlet_publish::Reviewed::All,
-        notes: vec![],
-        dismissals,
-        since_last: Some(gauntlet_change::parse_patch(diff).unwrap()),
-    };
-    sync(host.as_ref(), &existing, request).await.unwrap();
+    publish_as(fake, published, How { since_last: Some(diff), ..How::default() }).await.unwrap();
 }
 
 /// An incremental run that reviewed only `paths`: what stands without being
 /// raised by it, as `--fail-on` counts it.
 async fn publish_incremental(fake: &Fake, published: Vec<Published>, paths: &[&str]) -> Vec<Standing> {
-    let review = review(published);
-    let host = fake.host();
-    let existing = host.existing(HEAD).await.unwrap();
-    let dismissals = dismissal::check(host.as_ref(), &existing, Policy::default()).await;
-    let marker = OverviewMarker {
-        head: HEAD.into(),
-        rules: review.rules_version.clone(),
-        config: "cfg1".into(),
-        held: None,
-        era: None,
-        gone: Vec::new(),
-    };
-    let request = Request {
-        review: &review,
-        candidates: candidates(&review.published),
-        marker,
-        cap: 15,
-        reviewed: gauntlet_publish::Reviewed::Only(paths.iter().map(|p| p.to_string()).collect()),
-        notes: vec![],
-        dismissals,
-        since_last: None,
-    };
-    let plan = preview(&existing, &request, host.dialect());
-    sync(host.as_ref(), &existing, request).await.unwrap();
-    standing::standing(&existing, &plan)
+    let reviewed = gauntlet_publish::Reviewed::Only(paths.iter().map(|p| p.to_string()).collect());
+    publish_as(fake, published, How { reviewed, ..How::default() }).await.unwrap().1
 }
 
 /// A run in `era` that reviewed only `reviewed` (all paths when `None`), whose
@@ -131,31 +108,8 @@ async fn publish_scoped(
     since_last: &str,
     era: &str,
 ) -> Vec<Standing> {
-    let review = review(published);
-    let host = fake.host();
-    let existing = host.existing(HEAD).await.unwrap();
-    let dismissals = dismissal::check(host.as_ref(), &existing, Policy::default()).await;
-    let marker = OverviewMarker {
-        head: HEAD.into(),
-        rules: review.rules_version.clone(),
-        config: "cfg1".into(),
-        held: None,
-        era: Some(era.into()),
-        gone: Vec::new(),
-    };
-    let request = Request {
-        review: &review,
-        candidates: candidates(&review.published),
-        marker,
-        cap: 15,
-        reviewed,
-        notes: vec![],
-        dismissals,
-        since_last: Some(gauntlet_change::parse_patch(since_last).unwrap()),
-    };
-    let plan = preview(&existing, &request, host.dialect());
-    sync(host.as_ref(), &existing, request).await.unwrap();
-    standing::standing(&existing, &plan)
+    let how = How { era: Some(era), reviewed, since_last: Some(since_last), ..How::default() };
+    publish_as(fake, published, how).await.unwrap().1
 }
 
 /// What stands when a run reviews nothing (a re-run of the same head).
