@@ -14,22 +14,6 @@ fn mined(dir: &Path, options: &Options) -> mine::Mined {
     mine::mine(&Git::at(dir), options).expect("mining works")
 }
 
-fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(p.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn mine_finds_the_expected_escapes_with_their_confidence_and_head_lines() {
     let repo = tempfile::tempdir().unwrap();
@@ -102,7 +86,7 @@ fn the_written_corpus_loads_points_at_the_repository_and_is_identical_on_a_secon
     let corpus_dir = out.path().join("corpus");
     let m = mined(repo.path(), &Options::default());
     mine::write::write(&m, repo.path(), &corpus_dir).unwrap();
-    let first = read_tree(&corpus_dir);
+    let first = history::read_tree(&corpus_dir);
     assert_eq!(first.len(), 7, "six cases and the summary: {:?}", first.keys());
 
     let cases = corpus::load(&corpus_dir).unwrap();
@@ -122,10 +106,10 @@ fn the_written_corpus_loads_points_at_the_repository_and_is_identical_on_a_secon
     // Mined again (into the same folder, replacing its own cases): the same bytes.
     let again = mined(repo.path(), &Options::default());
     mine::write::write(&again, repo.path(), &corpus_dir).unwrap();
-    assert_eq!(read_tree(&corpus_dir), first);
+    assert_eq!(history::read_tree(&corpus_dir), first);
     let elsewhere = out.path().join("corpus2");
     mine::write::write(&mined(repo.path(), &Options::default()), repo.path(), &elsewhere).unwrap();
-    assert_eq!(read_tree(&elsewhere), first);
+    assert_eq!(history::read_tree(&elsewhere), first);
 }
 
 #[test]

@@ -139,22 +139,6 @@ fn an_introducing_merge_or_sweep_gives_no_case_and_is_counted() {
     assert_eq!(m.summary.skipped, BTreeMap::from([("the introducing commit is a merge".to_string(), 1)]));
 }
 
-fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(p.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn a_revert_without_a_reason_is_skipped_counted_and_its_commit_is_never_clean() {
     let repo = tempfile::tempdir().unwrap();
@@ -183,7 +167,11 @@ fn a_revert_without_a_reason_is_skipped_counted_and_its_commit_is_never_clean() 
     let out = tempfile::tempdir().unwrap();
     mine::write::write(&m, d, &out.path().join("a")).unwrap();
     mine::write::write(&mined(d, &options), d, &out.path().join("b")).unwrap();
-    assert_eq!(read_tree(&out.path().join("a")), read_tree(&out.path().join("b")), "the same corpus, byte for byte");
+    assert_eq!(
+        history::read_tree(&out.path().join("a")),
+        history::read_tree(&out.path().join("b")),
+        "the same corpus, byte for byte"
+    );
 }
 
 #[test]
