@@ -522,14 +522,7 @@ mod answer_tests {
     fn a_finding_the_overview_holds_keeps_its_other_places_and_test_gaps() {
         let p = Published { inline: false, ..clustered() };
         let review = Review { published: vec![p.clone()], ..Review::default() };
-        let marker = OverviewMarker {
-            head: "abc".into(),
-            rules: "r".into(),
-            config: "c".into(),
-            held: None,
-            era: None,
-            gone: Vec::new(),
-        };
+        let marker = super::overview_tests::marker();
         let facts = OverviewFacts { findings: vec![&p], ..OverviewFacts::default() };
         let body = overview(&review, &marker, &facts);
         assert!(body.contains("**Also at** `web/client.ts:4`"), "{body}");
@@ -539,14 +532,7 @@ mod answer_tests {
     #[test]
     fn an_unchecked_disproof_is_headed_as_the_validators_rejected_disproof() {
         let review = Review { unverified: vec![unverified()], ..Review::default() };
-        let marker = OverviewMarker {
-            head: "abc".into(),
-            rules: "r".into(),
-            config: "c".into(),
-            held: None,
-            era: None,
-            gone: Vec::new(),
-        };
+        let marker = super::overview_tests::marker();
         let body = overview(&review, &marker, &OverviewFacts::default());
         assert!(body.contains("**The validator's rejected disproof** (disproof cited"), "{body}");
         assert!(!body.contains("Why it stands"), "{body}");
@@ -562,7 +548,7 @@ mod overview_tests {
     use crate::host::{Handle, Person};
     use gauntlet_review::review::{Gap, NotReviewed};
 
-    fn marker() -> OverviewMarker {
+    pub(super) fn marker() -> OverviewMarker {
         OverviewMarker {
             head: "abc".into(),
             rules: "r".into(),

@@ -108,14 +108,7 @@ fn the_overview_carries_hostile_text_only_escaped_under_gauntlets_own_marker() {
             gaps: vec![Gap { step: "find".into(), reviewer: None, finding: None, message: text.clone() }],
             ..Review::default()
         };
-        let marker = OverviewMarker {
-            head: "abc".into(),
-            rules: "r".into(),
-            config: "c".into(),
-            held: None,
-            era: None,
-            gone: Vec::new(),
-        };
+        let marker = plain_marker();
         let facts = OverviewFacts { findings: vec![&finding], notes: vec![text.clone()], ..Default::default() };
         let body = overview(&review, &marker, &facts);
         assert_eq!(OverviewMarker::parse(&body), Some(marker), "{name}");
@@ -149,14 +142,7 @@ fn names_and_reasons_people_wrote_reach_the_overview_only_escaped() {
             if p.id == "u1" { Access::Write } else { Access::Unknown(first.clone()) }
         });
         assert_eq!((verdict.counted.len(), verdict.ignored.len()), (1, 1), "{name}");
-        let marker = OverviewMarker {
-            head: "abc".into(),
-            rules: "r".into(),
-            config: "c".into(),
-            held: None,
-            era: None,
-            gone: Vec::new(),
-        };
+        let marker = plain_marker();
         let facts = OverviewFacts { dismissals: body::dismissal_lines(&threads, &verdict), ..Default::default() };
         let body = overview(&Review::default(), &marker, &facts);
         assert_eq!(OverviewMarker::parse(&body), Some(marker), "{name}");
@@ -215,5 +201,17 @@ fn a_hostile_fix_stays_inside_its_fence_in_every_hosts_comment() {
                 "{what}: the fence closed before the footer"
             );
         }
+    }
+}
+
+/// An overview marker with no held or gone findings.
+fn plain_marker() -> OverviewMarker {
+    OverviewMarker {
+        head: "abc".into(),
+        rules: "r".into(),
+        config: "c".into(),
+        held: None,
+        era: None,
+        gone: Vec::new(),
     }
 }

@@ -46,15 +46,7 @@ async fn prism_github_requests_match_the_official_description() {
     let base = prism("GAUNTLET_PRISM_GITHUB_URL");
     let bad = serde_json::json!({"commit_id": HEAD, "event": "COMMENTED", "comments": [{"path": "a", "line": "4"}]});
     assert_prism_rejects(&format!("{base}/repos/o/r/pulls/1/reviews"), bad, "Bearer t").await;
-    let host = github::GitHub::new(github::Config {
-        api_url: base,
-        graphql_url: None,
-        repository: "o/r".into(),
-        number: 1,
-        token: "ghs_prism".into(),
-        login: "github-actions[bot]".into(),
-    })
-    .unwrap();
+    let host = github_at(base);
     let handle = Handle { thread: "PRRT_kwDO".into(), comment: "17".into() };
     host.create(HEAD, &comments()).await.expect("one review with inline comments");
     host.upsert_overview(None, "<!-- gauntlet:overview v1 head=x -->\n\nbody").await.expect("overview created");
@@ -121,15 +113,7 @@ async fn prism_github_check_run_requests_match_the_official_description() {
     let base = prism("GAUNTLET_PRISM_GITHUB_URL");
     let bad = serde_json::json!({"name": "gauntlet", "head_sha": HEAD, "status": "done"});
     assert_prism_rejects(&format!("{base}/repos/o/r/check-runs"), bad, "Bearer t").await;
-    let host = github::GitHub::new(github::Config {
-        api_url: base,
-        graphql_url: None,
-        repository: "o/r".into(),
-        number: 1,
-        token: "ghs_prism".into(),
-        login: "github-actions[bot]".into(),
-    })
-    .unwrap();
+    let host = github_at(base);
     let published = findings();
     // Prism answers the list with an example check run that has annotations, so this
     // creates one, adds the first 50 annotations, and completes it with the 51st.
@@ -154,4 +138,17 @@ async fn prism_azure_status_request_matches_the_official_description() {
     .unwrap();
     let published = findings();
     host.report_status(HEAD, &status(&published)).await.expect("pull request status posted");
+}
+
+/// The GitHub client for pull request 1 of `o/r` at Prism's `base`.
+fn github_at(base: String) -> github::GitHub {
+    github::GitHub::new(github::Config {
+        api_url: base,
+        graphql_url: None,
+        repository: "o/r".into(),
+        number: 1,
+        token: "ghs_prism".into(),
+        login: "github-actions[bot]".into(),
+    })
+    .unwrap()
 }
