@@ -75,6 +75,53 @@ impl Review {
             && !self.dropped.iter().any(|d| d.reason == DropReason::NotValidated)
             && self.not_reviewed.iter().all(|n| n.ignored)
     }
+
+    /// The candidates nobody could decide on, for or against: high-severity
+    /// findings whose disproof could not be checked (`unverified`), then every
+    /// candidate whose validation failed (a provider error, answers off the
+    /// verdict contract). Neither was judged on its merits, so either may be a
+    /// real defect; `gauntlet ci --fail-on` never passes a run holding one at or
+    /// above its severity. A finding dropped on a checked verdict (disproved,
+    /// under the threshold) or a lower-severity uncheckable disproof (which the
+    /// design drops, as it would a low confidence) is decided, not listed here.
+    pub fn undecided(&self) -> Vec<Undecided<'_>> {
+        let unverified = self.unverified.iter().map(|p| Undecided {
+            severity: p.severity,
+            location: &p.location,
+            claim: &p.claim,
+            reviewer: &p.reviewer,
+            raised_by: &p.raised_by,
+        });
+        let failed = self.dropped.iter().filter(|d| d.reason == DropReason::NotValidated).map(|d| Undecided {
+            severity: d.severity,
+            location: &d.location,
+            claim: &d.claim,
+            reviewer: &d.reviewer,
+            raised_by: &[],
+        });
+        unverified.chain(failed).collect()
+    }
+}
+
+/// A candidate that could not be validated either way (see [`Review::undecided`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Undecided<'a> {
+    pub severity: Severity,
+    /// `path:LINE` or `path:START-END`.
+    pub location: &'a str,
+    /// Model text: every output escapes it its own way.
+    pub claim: &'a str,
+    pub reviewer: &'a str,
+    /// Every reviewer that raised it, when the cluster is known (empty otherwise:
+    /// then `reviewer` alone raised it as far as this run can tell).
+    pub raised_by: &'a [String],
+}
+
+impl Undecided<'_> {
+    /// The reviewers that raised it: `raised_by`, or `reviewer` alone.
+    pub fn reviewers(&self) -> Vec<String> {
+        if self.raised_by.is_empty() { vec![self.reviewer.to_string()] } else { self.raised_by.to_vec() }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -277,5 +324,49 @@ mod tests {
         let binary = Review { not_reviewed: vec![NotReviewed::new("a.png", "binary")], ..Review::default() };
         assert!(!binary.complete());
         assert!(!Review { gaps: vec![gap(None)], ..Review::default() }.complete());
+    }
+
+    fn dropped(reason: DropReason, severity: Severity, location: &str) -> Dropped {
+        Dropped {
+            reason,
+            detail: String::new(),
+            reviewer: "security".into(),
+            location: location.into(),
+            claim: "claim".into(),
+            severity,
+            confidence: None,
+        }
+    }
+
+    #[test]
+    fn undecided_holds_what_could_not_be_validated_and_nothing_judged_on_its_merits() {
+        let judged = Judged {
+            finding: finding("aa11", "The refund is paid twice."),
+            verdict: crate::contract::VerdictKind::Survives,
+            confidence: 25,
+            validator_evidence: String::new(),
+            gap: Some("the disproof cites text never shown".into()),
+            read: Vec::new(),
+            raised_by: vec!["correctness".into(), "security".into()],
+            also_at: Vec::new(),
+            unvalidated: Vec::new(),
+        };
+        let review = Review {
+            unverified: vec![Published::from(&judged)],
+            dropped: vec![
+                dropped(DropReason::Disproved, Severity::High, "a.py:1"),
+                dropped(DropReason::BelowThreshold, Severity::High, "a.py:2"),
+                dropped(DropReason::UnverifiedDisproof, Severity::Medium, "a.py:3"),
+                dropped(DropReason::NotValidated, Severity::Low, "a.py:4"),
+                dropped(DropReason::Clustered, Severity::High, "a.py:5"),
+            ],
+            ..Review::default()
+        };
+        let undecided = review.undecided();
+        let at: Vec<(&str, Severity)> = undecided.iter().map(|u| (u.location, u.severity)).collect();
+        assert_eq!(at, [("src/pay.py:12", Severity::High), ("a.py:4", Severity::Low)]);
+        assert_eq!(undecided[0].reviewers(), ["correctness", "security"]);
+        assert_eq!(undecided[1].reviewers(), ["security"], "a failed validation names the candidate's reviewer");
+        assert!(Review::default().undecided().is_empty());
     }
 }
