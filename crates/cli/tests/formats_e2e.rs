@@ -51,8 +51,16 @@ async fn a_validation_that_failed_is_plain_in_every_format_with_one_exit_code() 
                 assert_eq!(log["runs"][0]["invocations"][0]["executionSuccessful"], false);
             }
             "markdown" => assert!(out.contains("paid &lt;twice&gt;"), "{out}"),
-            // Nothing was published, so GitLab gets no entry: the log above is what says it was partial.
-            "codequality" => assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), json!([]), "{out}"),
+            // Nothing was published, but GitLab gets an `info` entry naming what could not be validated.
+            "codequality" => {
+                let entries = serde_json::from_str::<Value>(&out).unwrap();
+                assert_eq!(entries.as_array().map(Vec::len), Some(1), "{out}");
+                assert_eq!(
+                    (entries[0]["severity"].as_str(), entries[0]["location"]["path"].as_str()),
+                    (Some("info"), Some("src/pay.py"))
+                );
+                assert!(entries[0]["description"].as_str().unwrap().contains(CLAIM), "{out}");
+            }
             _ => {
                 let report: Value = serde_json::from_str(&out).unwrap();
                 let message = report["gaps"][0]["message"].as_str().unwrap();
@@ -62,6 +70,49 @@ async fn a_validation_that_failed_is_plain_in_every_format_with_one_exit_code() 
     }
     assert!(codes.iter().all(|c| *c == codes[0]), "one review, one exit code: {codes:?}");
     assert_eq!(codes[0], 0, "the change was reviewed; the gap is reported, as documented");
+}
+
+/// The same candidate, decided: its validator disproves it on the code it was shown.
+fn decided_validator() -> Vec<support::Script> {
+    let finding = json!({"lens": "failure_scenario", "location": "src/pay.py:2", "claim": CLAIM,
+                         "evidence": "    pay(order.total)", "severity": "high"});
+    let disproved = json!({"verdict": "disproved", "confidence": 100,
+                           "evidence": "src/pay.py:1-3 `def refund(order):` calls `pay(order.total)` once per refund"});
+    vec![finder("correctness", json!([finding])), verdict("validate", "paid", &[disproved])]
+}
+
+/// Whatever else differs between two runs (times, usage), the format itself
+/// must carry the gap: a review whose high candidate nobody could validate is
+/// never printed as the review that decided it, in any format.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_format_prints_a_review_that_could_not_validate_a_finding_as_a_clean_one() {
+    let dir = repo(&[("src/pay.py", BASE)], &[("src/pay.py", HEAD)]);
+    let (broken, _b) = Fake::start(Wire::Anthropic, broken_validator()).await;
+    let (decided, _d) = Fake::start(Wire::Anthropic, decided_validator()).await;
+    // Times and token counts differ between any two runs; these formats print none.
+    let timeless = ["markdown", "sarif", "rdjson", "rdjsonl", "codequality"];
+    for format in ["terminal", "json", "markdown", "sarif", "rdjson", "rdjsonl", "codequality"] {
+        let args = ["review", "--reviewers", "correctness", "--format", format];
+        let (code, clean, err) = gauntlet(dir.path(), Wire::Anthropic, &decided, &args).await;
+        assert_eq!(code, 0, "{format}: {err}");
+        assert!(!err.contains("incomplete"), "{format}: the decided review is complete: {err}");
+        if timeless.contains(&format) {
+            let again = gauntlet(dir.path(), Wire::Anthropic, &decided, &args).await.1;
+            assert_eq!(clean, again, "{format}: the clean review prints the same twice");
+        }
+        let (code, incomplete, _) = gauntlet(dir.path(), Wire::Anthropic, &broken, &args).await;
+        assert_eq!(code, 0, "{format}: `review` is advisory; its output carries the gap");
+        assert_ne!(clean, incomplete, "{format} prints the incomplete review as the clean one");
+    }
+    let clean = gauntlet(
+        dir.path(),
+        Wire::Anthropic,
+        &decided,
+        &["review", "--reviewers", "correctness", "--format", "codequality"],
+    )
+    .await
+    .1;
+    assert_eq!(clean, "[]\n", "the disproved candidate is no entry");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -556,6 +556,7 @@ mod overview_tests {
             held: None,
             era: None,
             gone: Vec::new(),
+            incomplete: false,
         }
     }
 

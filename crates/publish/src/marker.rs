@@ -28,6 +28,12 @@ pub struct OverviewMarker {
     /// last: the overview is edited in place, so this is the only trace of them
     /// the record ([`crate::history`]) can read. Empty in an older overview.
     pub gone: Vec<Gone>,
+    /// The run left a candidate it could not validate either way
+    /// ([`gauntlet_review::Review::undecided`]): the next run reviews the whole
+    /// pull request again instead of skipping this head or reviewing only what
+    /// came after it, so "Re-run" or one more push never passes what was never
+    /// judged. `false` in an older overview.
+    pub incomplete: bool,
 }
 
 /// A finding only the overview shows: enough to count it toward `--fail-on`,
@@ -255,7 +261,10 @@ impl OverviewMarker {
         if !self.gone.is_empty() {
             held.push_str(&format!(" gone={}", self.gone.iter().map(Gone::render).collect::<Vec<_>>().join("+")));
         }
-        let era = self.era.as_deref().map(|e| format!(" era={}", clean(e))).unwrap_or_default();
+        let mut era = self.era.as_deref().map(|e| format!(" era={}", clean(e))).unwrap_or_default();
+        if self.incomplete {
+            era.push_str(" incomplete=1");
+        }
         format!(
             "<!-- {OVERVIEW} v1 head={} rules={} config={}{era}{held} -->\n\n",
             clean(&self.head),
@@ -284,6 +293,7 @@ impl OverviewMarker {
             held,
             era: field(&fields, "era").map(str::to_string),
             gone: gone.unwrap_or_default(),
+            incomplete: field(&fields, "incomplete") == Some("1"),
         })
     }
 }
@@ -350,8 +360,12 @@ mod tests {
             held: None,
             era: None,
             gone: Vec::new(),
+            incomplete: false,
         };
         assert_eq!(OverviewMarker::parse(&format!("{}body", o.render())), Some(o.clone()));
+        let incomplete = OverviewMarker { incomplete: true, ..o.clone() };
+        assert!(incomplete.render().contains(" incomplete=1 "), "{}", incomplete.render());
+        assert_eq!(OverviewMarker::parse(&incomplete.render()), Some(incomplete));
         let f = FindingMarker { id: "3f2a9c01".into(), resolved: true, era: None };
         assert_eq!(FindingMarker::parse(&f.render()), Some(f));
         let f = FindingMarker { id: "3f2a9c01".into(), resolved: true, era: Some(era_tag("v3", "anthropic:x")) };
@@ -369,6 +383,7 @@ mod tests {
             held: None,
             era: None,
             gone: Vec::new(),
+            incomplete: false,
         };
         assert_eq!(OverviewMarker::parse(&o.render()).unwrap().rules, "v3+lock:9f86d081884c");
     }
@@ -400,6 +415,7 @@ mod tests {
             held: Some(held),
             era: None,
             gone: Vec::new(),
+            incomplete: false,
         };
         assert_eq!(OverviewMarker::parse(&o.render()), Some(o.clone()));
         let none = OverviewMarker { held: Some(vec![]), ..o.clone() };
@@ -454,6 +470,7 @@ mod tests {
                     era: None,
                 },
             ],
+            incomplete: false,
         };
         let line = o.render();
         assert_eq!(line.lines().next().unwrap().matches("-->").count(), 1, "{line}");

@@ -6,9 +6,14 @@
 //!
 //! Findings a person dismissed are never part of a status: the caller leaves
 //! them out of [`Status::findings`] and counts them in [`Status::dismissed`].
+//!
+//! A run that could not validate a candidate at or above the blocking severity
+//! is [`Verdict::Incomplete`], never passed: a provider outage, or a prompt that
+//! knocks the validator off its contract, must not turn a blocking finding into
+//! a green check.
 
 use gauntlet_review::contract::Severity;
-use gauntlet_review::review::Published;
+use gauntlet_review::review::{Published, Undecided};
 
 /// The name every host shows the status under.
 pub const NAME: &str = "gauntlet";
@@ -22,6 +27,10 @@ pub enum Verdict {
     Passed,
     /// Blocking applied and some finding nobody dismissed reached its severity.
     Failed,
+    /// Blocking applied, nothing failed the run, but a candidate at or above its
+    /// severity could not be validated either way: the run cannot tell whether it
+    /// passes, so it does not.
+    Incomplete,
 }
 
 impl Verdict {
@@ -30,7 +39,9 @@ impl Verdict {
         match self {
             Verdict::Advisory => "neutral",
             Verdict::Passed => "success",
-            Verdict::Failed => "failure",
+            // GitHub passes a required check on `neutral` and `skipped` too, so
+            // an undecided blocking candidate can only be a failure there.
+            Verdict::Failed | Verdict::Incomplete => "failure",
         }
     }
 
@@ -42,6 +53,9 @@ impl Verdict {
             Verdict::Advisory => "notApplicable",
             Verdict::Passed => "succeeded",
             Verdict::Failed => "failed",
+            // "Status with an error": the run could not finish its verdict. A
+            // status policy passes on `succeeded` only, so this blocks as `failed` does.
+            Verdict::Incomplete => "error",
         }
     }
 }
@@ -63,6 +77,14 @@ pub struct Status<'a> {
     /// Findings of earlier runs at or above `fail_on` that still stand on the
     /// pull request: they fail the run as this run's own do.
     pub standing: usize,
+    /// Candidates this run could not validate either way (see
+    /// [`gauntlet_review::Review::undecided`]), every one of them, named by
+    /// [`Status::lines`].
+    pub undecided: Vec<Undecided<'a>>,
+    /// Of `undecided`, how many keep the run from passing: those at or above
+    /// `fail_on` that may block, or, when advisory, all of them (which then make
+    /// the headline say the review is incomplete).
+    pub incomplete: usize,
     /// Lines about the run a reader of the status should know (an incremental
     /// review, say). gauntlet's own words only, never model text.
     pub notes: Vec<String>,
@@ -81,7 +103,8 @@ impl Status<'_> {
 
     /// One line: the verdict and why ("advisory: 3 findings, not blocking without --fail-on").
     /// It never contradicts the verdict: a run failed only by findings of earlier
-    /// runs says so, and one that passed with findings held back counts them.
+    /// runs says so, one that passed with findings held back counts them, and one
+    /// that could not validate a candidate says it is incomplete.
     pub fn headline(&self) -> String {
         let n = self.findings.len();
         let findings = if n == 1 { "1 finding".to_string() } else { format!("{n} findings") };
@@ -93,8 +116,17 @@ impl Status<'_> {
                     1 => ", and 1 of an earlier run that still stands".to_string(),
                     s => format!(", and {s} of earlier runs that still stand"),
                 };
-                format!("failed: {} of {findings} at or above {min}{earlier} (--fail-on)", self.blocking())
+                let more = match self.incomplete {
+                    0 => String::new(),
+                    i => format!("; {i} more at or above {min} could not be validated"),
+                };
+                format!("failed: {} of {findings} at or above {min}{earlier}{more} (--fail-on)", self.blocking())
             }
+            (Verdict::Incomplete, Some(min)) => format!(
+                "incomplete: {findings}; {} at or above {} could not be validated, so the run cannot pass (--fail-on)",
+                self.incomplete,
+                min.as_str()
+            ),
             (Verdict::Passed, Some(min)) if self.held_back > 0 => format!(
                 "passed: {findings}; {} at or above {} raised only by reviewers below the bar (--fail-on)",
                 self.held_back,
@@ -103,6 +135,10 @@ impl Status<'_> {
             (Verdict::Passed, Some(min)) => {
                 format!("passed: {findings}, none at or above {} (--fail-on)", min.as_str())
             }
+            _ if self.incomplete > 0 => format!(
+                "advisory, incomplete: {findings}; {} could not be validated either way; nothing blocks without --fail-on",
+                self.incomplete
+            ),
             _ => format!("advisory: {findings}; nothing blocks without --fail-on"),
         }
     }
@@ -116,7 +152,22 @@ impl Status<'_> {
                 self.dismissed
             ));
         }
+        if !self.undecided.is_empty() {
+            let names: Vec<String> = self.undecided.iter().map(|u| undecided_line(u)).collect();
+            lines.push(format!(
+                "Could not be validated either way, so not published (check each by hand; the overview quotes them):\n{}",
+                names.join("\n")
+            ));
+        }
         lines.extend(self.notes.iter().cloned());
         lines
     }
+}
+
+/// One candidate in a list item: severity, place and reviewer, never its claim
+/// (model text); the place is a path from the change, escaped as Markdown since
+/// GitHub renders a check run's summary.
+fn undecided_line(u: &Undecided<'_>) -> String {
+    let at = gauntlet_report::markdown::text(u.location);
+    format!("- {} finding at {at} (reviewer {})", u.severity.as_str(), gauntlet_report::markdown::text(u.reviewer))
 }

@@ -56,6 +56,7 @@ async fn publish_as(
         held: None,
         era: how.era.map(str::to_string),
         gone: Vec::new(),
+        incomplete: false,
     };
     let request = Request {
         review: &review,
@@ -829,6 +830,7 @@ async fn github_the_gone_list_keeps_the_newest_200_and_says_so() {
         held: Some(vec![held]),
         era: None,
         gone: (0..200).map(gone).collect(),
+        incomplete: false,
     };
     fake.state().add(None, None, fakes::PIPELINE, &format!("{}overview", marker.render()));
     publish_after(&fake, vec![], "").await;
@@ -862,6 +864,7 @@ async fn github_the_gone_list_stays_short_whatever_the_reviewer_names() {
         held: Some(vec![]),
         era: None,
         gone: (0..100).map(gone).collect(),
+        incomplete: false,
     };
     fake.state().add(None, None, fakes::PIPELINE, &format!("{}overview", marker.render()));
     publish_after(&fake, vec![], "").await;

@@ -213,5 +213,6 @@ fn plain_marker() -> OverviewMarker {
         held: None,
         era: None,
         gone: Vec::new(),
+        incomplete: false,
     }
 }

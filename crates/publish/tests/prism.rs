@@ -94,6 +94,8 @@ fn status(published: &[gauntlet_review::review::Published]) -> Status<'_> {
         dismissed: 1,
         held_back: 0,
         standing: 0,
+        undecided: vec![],
+        incomplete: 0,
         notes: vec!["Incremental review.".into()],
         details_url: Some("https://github.com/o/r/actions/runs/1".into()),
     }

@@ -10,7 +10,7 @@ use common::*;
 use gauntlet_publish::github::{EXTERNAL_ID, annotation};
 use gauntlet_publish::{Status, Verdict};
 use gauntlet_review::contract::Severity;
-use gauntlet_review::review::Published;
+use gauntlet_review::review::{Published, Undecided};
 
 fn findings(n: usize) -> Vec<Published> {
     (0..n)
@@ -30,6 +30,8 @@ fn status(published: &[Published], verdict: Verdict) -> Status<'_> {
         dismissed: 0,
         held_back: 0,
         standing: 0,
+        undecided: vec![],
+        incomplete: 0,
         notes: vec![],
         details_url: Some("https://github.example/o/r/actions/runs/7".into()),
     }
@@ -59,9 +61,12 @@ async fn github_annotates_every_finding_fifty_to_a_request_and_completes_the_che
 
 #[tokio::test]
 async fn github_conclusions_follow_the_verdict() {
-    for (verdict, conclusion) in
-        [(Verdict::Advisory, "neutral"), (Verdict::Passed, "success"), (Verdict::Failed, "failure")]
-    {
+    for (verdict, conclusion) in [
+        (Verdict::Advisory, "neutral"),
+        (Verdict::Passed, "success"),
+        (Verdict::Failed, "failure"),
+        (Verdict::Incomplete, "failure"),
+    ] {
         let fake = fakes::github::start().await;
         let published = findings(2);
         fake.host().report_status(HEAD, &status(&published, verdict)).await.unwrap();
@@ -155,9 +160,12 @@ fn annotations_are_plain_capped_text_within_githubs_limits() {
 
 #[tokio::test]
 async fn azure_posts_a_pull_request_status_with_the_verdicts_state() {
-    for (verdict, state) in
-        [(Verdict::Advisory, "notApplicable"), (Verdict::Passed, "succeeded"), (Verdict::Failed, "failed")]
-    {
+    for (verdict, state) in [
+        (Verdict::Advisory, "notApplicable"),
+        (Verdict::Passed, "succeeded"),
+        (Verdict::Failed, "failed"),
+        (Verdict::Incomplete, "error"),
+    ] {
         let fake = fakes::azure::start(HEAD).await;
         let published = findings(4);
         let line = fake.host().report_status(HEAD, &status(&published, verdict)).await.unwrap().unwrap();
@@ -179,4 +187,63 @@ async fn gitlab_shows_no_status_and_sends_nothing() {
     let answer = fake.host().report_status(HEAD, &status(&published, Verdict::Failed)).await.unwrap();
     assert_eq!(answer, None);
     assert_eq!(fake.state().requests, 0);
+}
+
+/// One high candidate whose validation failed, at a path that is Markdown.
+fn undecided() -> Vec<Undecided<'static>> {
+    vec![Undecided {
+        severity: Severity::High,
+        location: "src/[x](https://evil.example).py:2",
+        claim: "The refund is paid twice.",
+        reviewer: "correctness",
+        raised_by: &[],
+    }]
+}
+
+#[tokio::test]
+async fn a_run_that_could_not_validate_a_blocking_candidate_says_so_and_never_passes() {
+    let none: Vec<Published> = Vec::new();
+    let incomplete = Status { undecided: undecided(), incomplete: 1, ..status(&none, Verdict::Incomplete) };
+    assert_eq!(
+        incomplete.headline(),
+        "incomplete: 0 findings; 1 at or above high could not be validated, so the run cannot pass (--fail-on)"
+    );
+    let fake = fakes::github::start().await;
+    fake.host().report_status(HEAD, &incomplete).await.unwrap();
+    let run = fake.state().check_runs[0].clone();
+    assert_eq!(run.conclusion.as_deref(), Some("failure"));
+    assert!(run.title.contains("incomplete"), "{}", run.title);
+    assert!(
+        run.summary.contains("- high finding at src/\\[x\\](https:\u{200B}//evil.example).py:2 (reviewer correctness)"),
+        "{}",
+        run.summary
+    );
+    assert!(!run.summary.contains("paid twice"), "no model text in gauntlet's own words: {}", run.summary);
+
+    // Advisory: nothing blocks, but the check run does not read as a clean review.
+    let advisory = Status { undecided: undecided(), incomplete: 1, ..status(&none, Verdict::Advisory) };
+    assert_eq!(
+        advisory.headline(),
+        "advisory, incomplete: 0 findings; 1 could not be validated either way; nothing blocks without --fail-on"
+    );
+    let fake = fakes::github::start().await;
+    fake.host().report_status(HEAD, &advisory).await.unwrap();
+    let run = fake.state().check_runs[0].clone();
+    assert_eq!(run.conclusion.as_deref(), Some("neutral"));
+    assert!(run.title.contains("incomplete"), "{}", run.title);
+
+    let azure = fakes::azure::start(HEAD).await;
+    azure.host().report_status(HEAD, &advisory).await.unwrap();
+    azure.host().report_status(HEAD, &incomplete).await.unwrap();
+    let states: Vec<serde_json::Value> = azure.state().statuses.iter().map(|s| s["state"].clone()).collect();
+    assert_eq!(states, ["notApplicable", "error"]);
+    assert!(azure.state().statuses.iter().all(|s| s["description"].as_str().unwrap().contains("incomplete")));
+
+    // A run that failed says what else it could not validate.
+    let published = findings(1);
+    let failed = Status { undecided: undecided(), incomplete: 1, ..status(&published, Verdict::Failed) };
+    assert_eq!(
+        failed.headline(),
+        "failed: 1 of 1 finding at or above high; 1 more at or above high could not be validated (--fail-on)"
+    );
 }

@@ -107,6 +107,6 @@ pub fn render(review: &Review, format: Format, opts: &Options) -> String {
         Format::Sarif => sarif::render(review),
         Format::Rdjson => rdjson::render(review),
         Format::Rdjsonl => rdjson::render_lines(review),
-        Format::Codequality => codequality::report(&review.published),
+        Format::Codequality => codequality::report(&review.published, &review.undecided()),
     }
 }

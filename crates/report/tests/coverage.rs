@@ -193,3 +193,33 @@ fn an_empty_range_shows_no_empty_provider_or_rules() {
     let markdown = render(&rules_only, Format::Markdown, &PLAIN);
     assert!(markdown.contains("` · rules `sha256:0123456789ab`") && !markdown.contains("provider"), "{markdown}");
 }
+
+/// A candidate nobody could validate, alone and next to a published finding:
+/// whatever else the review holds, no format may print what it prints without it.
+#[test]
+fn no_format_prints_a_review_with_an_undecided_candidate_as_it_prints_one_without() {
+    let published = Published { gap: None, confidence: 90, ..unverified() };
+    let pairs = [
+        ("validation failed", base(), failed_validation()),
+        ("disproof unchecked", base(), Review { unverified: vec![unverified()], ..base() }),
+        (
+            "beside a published finding",
+            Review { published: vec![published.clone()], ..base() },
+            Review { published: vec![published], ..failed_validation() },
+        ),
+    ];
+    for (what, clean, incomplete) in &pairs {
+        for format in Format::ALL {
+            let (a, b) = (render(clean, format, &PLAIN), render(incomplete, format, &PLAIN));
+            assert_ne!(a, b, "{what}: {format} prints the incomplete review as the clean one:\n{b}");
+        }
+    }
+    let report = json(&render(&failed_validation(), Format::Codequality, &PLAIN));
+    let entries = report.as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{report}");
+    assert_eq!(entries[0]["severity"], "info");
+    assert_eq!(entries[0]["location"]["path"], "src/pay.py");
+    assert_eq!(entries[0]["location"]["lines"]["begin"], 12);
+    let description = entries[0]["description"].as_str().unwrap();
+    assert!(description.contains("high finding by correctness: The refund is issued twice"), "{description}");
+}

@@ -520,10 +520,19 @@ fn assert_gitlab_code_quality(report: &serde_json::Value) {
 }
 
 #[test]
-fn codequality_has_the_fields_gitlab_documents_for_published_findings_only() {
+fn codequality_has_the_fields_gitlab_documents_and_an_unverified_finding_is_only_info() {
     let report = json(&render(&full(), Format::Codequality, &PLAIN));
     assert_gitlab_code_quality(&report);
-    assert_eq!(report.as_array().unwrap().len(), 2, "published findings only, never unverified ones");
+    assert_eq!(report.as_array().unwrap().len(), 3, "the published findings, then the unverified one");
+    let unverified = &report[2];
+    assert_eq!(
+        (unverified["severity"].as_str(), unverified["check_name"].as_str()),
+        (Some("info"), Some("gauntlet/unverified"))
+    );
+    let description = unverified["description"].as_str().unwrap();
+    assert!(description.starts_with("Could not be validated either way"), "never worded as a finding: {description}");
+    assert!(description.contains("has no ownership check"), "it names the finding: {description}");
+    assert_eq!(unverified["location"]["path"], "src/api/users.rs");
     let first = &report[0];
     assert_eq!(first["location"]["path"], "src/auth/session.rs");
     assert_eq!(first["location"]["lines"]["begin"], 88);

@@ -7,7 +7,9 @@
 //! reviewed but could not post says so loudly and still exits 0 (advisory)
 //! unless `--fail-on` makes findings blocking. After the comments, the run's
 //! verdict goes where the host shows one (see [`status`]); findings a person
-//! dismissed never count toward it, nor toward the exit code.
+//! dismissed never count toward it, nor toward the exit code. A candidate at or
+//! above `--fail-on` that could not be validated either way makes the run
+//! incomplete (exit [`INCOMPLETE`], a status that is not a pass), never passed.
 
 use crate::args::CiArgs;
 use crate::ci_env::{self, BaseRef, CiContext, HostConfig};
@@ -19,7 +21,7 @@ use gauntlet_publish::{CodeHost, Existing, OverviewMarker, azure, github, gitlab
 use gauntlet_report::{Format, Options};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Severity;
-use gauntlet_review::review::Published;
+use gauntlet_review::review::{Published, Undecided};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::process::ExitCode;
@@ -37,6 +39,11 @@ const STOPPED: &str = "nothing was posted to the pull request";
 
 /// Exit code when a published finding is at or above `--fail-on`.
 pub const BLOCKING: u8 = 3;
+
+/// Exit code when nothing published fails the job, but a candidate at or above
+/// `--fail-on` could not be validated either way (the validator failed on it, or
+/// its disproof could not be checked): the review is incomplete, not passed.
+pub const INCOMPLETE: u8 = 4;
 
 pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: bool) -> Result<ExitCode> {
     let ctx = ci_env::detect(env)?;
@@ -129,7 +136,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
             if !tally.standing.iter().any(|s| s.severity.weight() >= min.weight()) {
                 return Ok(code);
             }
-            return Ok(exit_code(&[], &blocking().0, &tally));
+            return Ok(exit_code(&[], &blocking().0, &tally, &[]));
         }
         Plan::Run(prepared) => prepared,
     };
@@ -161,7 +168,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
                     "gauntlet: skipped: {} was already reviewed with the same rules and config (--force reviews it again)",
                     short(last)
                 );
-                return Ok(exit_code(&[], &block, &tally));
+                return Ok(exit_code(&[], &block, &tally, &[]));
             }
             crate::progress::say!(
                 "gauntlet: {} was reviewed already, but its overview does not record the findings it holds: reviewing again for --fail-on",
@@ -183,6 +190,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         eprintln!("gauntlet: {}; nothing was posted", crate::commands::review::nothing_reviewed(&review));
         return Ok(ExitCode::from(1));
     }
+    let incomplete = incomplete(&review, &block);
     let target = publish::Target {
         git,
         merge_base: &merge_base,
@@ -191,6 +199,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         digest: config_digest,
         model,
         mode_note,
+        incomplete_note: incomplete_note(&incomplete, block.min),
         cap: args.max_comments,
         suggest,
         policy,
@@ -199,11 +208,11 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     publish::summary(&ctx, &review, &posted)?;
     let may_block = |p: &Published| block.counts(p);
     let standing: &[gauntlet_publish::Standing] = if block.counts_standing() { &tally.standing } else { &[] };
-    let run_status =
-        status::build(&review, &tally.dismissed, block.min, &may_block, standing, &scope, ctx.details_url.clone());
+    let blocks = status::Blocks { min: block.min, may_block: &may_block, incomplete: incomplete.len() };
+    let run_status = status::build(&review, &tally.dismissed, &blocks, standing, &scope, ctx.details_url.clone());
     status::report(&runtime, &poster, &review.head, &run_status);
     if let Some(path) = &args.codequality {
-        status::write_codequality(path, &run_status.findings)?;
+        status::write_codequality(path, &run_status)?;
     }
     let state = match &posted {
         Ok(_) => "posting had already begun and was completed, so the pull request shows the whole run",
@@ -214,7 +223,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         Err(_) => "nothing was posted to the pull request",
     };
     crate::interrupt::check(state)?;
-    Ok(exit_code(&review.published, &block, &tally))
+    Ok(exit_code(&review.published, &block, &tally, &incomplete))
 }
 
 /// What fails the job. The exit code, the GitHub check run's conclusion and the
@@ -239,6 +248,12 @@ impl Blocking {
         let one = [p.reviewer.clone()];
         let raised: &[String] = if p.raised_by.is_empty() { &one } else { &p.raised_by };
         e.may_block(raised)
+    }
+
+    /// Whether `u`, had it been validated and published, could fail the job (its
+    /// severity aside): the rule [`Blocking::counts`] applies to findings.
+    fn counts_undecided(&self, u: &Undecided<'_>) -> bool {
+        self.earned.as_ref().is_none_or(|e| e.may_block(&u.reviewers()))
     }
 
     /// Findings of earlier runs that still stand count whenever blocking applies:
@@ -281,10 +296,57 @@ fn severity(text: &str) -> Result<Severity> {
     }
 }
 
+/// The candidates that could not be validated either way and keep this run from
+/// passing: with blocking, those at or above its severity that could have failed
+/// the job had they been published; when advisory, every one (nothing fails the
+/// job then, but the status says the review is incomplete).
+fn incomplete<'r>(review: &'r Review, block: &Blocking) -> Vec<Undecided<'r>> {
+    let undecided = review.undecided().into_iter();
+    match block.min {
+        None => undecided.collect(),
+        Some(min) => undecided.filter(|u| u.severity.weight() >= min.weight() && block.counts_undecided(u)).collect(),
+    }
+}
+
+/// `severity finding at LOCATION (reviewer NAME)`, joined by `; `: which
+/// candidates could not be validated, in gauntlet's words (no claim).
+fn name_undecided(undecided: &[Undecided<'_>]) -> String {
+    let one =
+        |u: &Undecided<'_>| format!("{} finding at {} (reviewer {})", u.severity.as_str(), u.location, u.reviewer);
+    undecided.iter().map(one).collect::<Vec<_>>().join("; ")
+}
+
+/// What the overview says of an incomplete review, or `None` when every
+/// candidate was validated.
+fn incomplete_note(undecided: &[Undecided<'_>], min: Option<Severity>) -> Option<String> {
+    if undecided.is_empty() {
+        return None;
+    }
+    let n = undecided.len();
+    let what = match min {
+        Some(min) => format!(
+            "{n} candidate finding(s) at or above `{}` could not be validated either way, so this run cannot pass",
+            min.as_str()
+        ),
+        None => format!("{n} candidate finding(s) could not be validated either way"),
+    };
+    Some(format!(
+        "This review is incomplete: {what}: {}. Each is quoted below; run the job again to validate them, or check them by hand.",
+        name_undecided(undecided)
+    ))
+}
+
 /// Advisory (0) unless blocking applies at a severity (see [`Blocking`]) some
 /// published finding reaches, or some finding of an earlier run that still stands
-/// (`tally`); findings a person dismissed never count.
-fn exit_code(published: &[Published], block: &Blocking, tally: &publish::Tally) -> ExitCode {
+/// (`tally`); findings a person dismissed never count. When nothing else fails
+/// the job, a candidate at or above the severity that could not be validated
+/// (`incomplete`) makes the run incomplete: [`INCOMPLETE`], never a pass.
+fn exit_code(
+    published: &[Published],
+    block: &Blocking,
+    tally: &publish::Tally,
+    incomplete: &[Undecided<'_>],
+) -> ExitCode {
     let Some(min) = block.min else { return ExitCode::SUCCESS };
     let (earned, below): (Vec<&Published>, Vec<&Published>) =
         published.iter().filter(|p| p.severity.weight() >= min.weight()).partition(|p| block.counts(p));
@@ -318,8 +380,22 @@ fn exit_code(published: &[Published], block: &Blocking, tally: &publish::Tally) 
         );
     }
     let blocking = blocking.len() + earlier;
-    if blocking == 0 {
+    if !incomplete.is_empty() {
+        eprintln!(
+            "gauntlet: the review is incomplete: {} candidate finding(s) at or above `{}` could not be validated either way: {}",
+            incomplete.len(),
+            min.as_str(),
+            gauntlet_report::plain::line(&name_undecided(incomplete), 4_000)
+        );
+    }
+    if blocking == 0 && incomplete.is_empty() {
         return ExitCode::SUCCESS;
+    }
+    if blocking == 0 {
+        eprintln!(
+            "gauntlet: failing the job as incomplete (exit {INCOMPLETE}): run it again to validate them, or check them by hand"
+        );
+        return ExitCode::from(INCOMPLETE);
     }
     eprintln!("gauntlet: {blocking} finding(s) at or above `{}` severity: failing the job (--fail-on)", min.as_str());
     ExitCode::from(BLOCKING)

@@ -443,6 +443,7 @@ fn overview(repo: &mut Repo, who: &str, threaded: &str) -> RThread {
         held: Some(holds),
         era: Some("e3".into()),
         gone: vec![gone(id("k"), High, true, "security", Some("e2")), gone(id("l"), Low, false, "logic", None)],
+        incomplete: false,
     };
     let note = repo.id();
     RThread { note, opener: who.into(), body: format!("{}## gauntlet review", marker.render()), ..RThread::default() }

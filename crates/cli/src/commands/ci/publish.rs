@@ -31,6 +31,9 @@ pub struct Target<'a> {
     pub model: String,
     /// Which blocking mode applied and why, for the overview.
     pub mode_note: Option<String>,
+    /// That the review is incomplete, naming what could not be validated, for
+    /// the overview (see [`super::incomplete_note`]).
+    pub incomplete_note: Option<String>,
     /// Comments to open per run at most.
     pub cap: usize,
     /// `--suggest`: the fix loop to run for new comments before posting.
@@ -102,6 +105,7 @@ pub fn post(
     let mut notes = Vec::new();
     let reviewed = reviewed_scope(review, existing, &target.prepared.change.files, target.scope, &mut notes);
     notes.extend(target.mode_note.clone());
+    notes.extend(target.incomplete_note.clone());
     let marker = OverviewMarker {
         head: review.head.clone(),
         rules: review.rules_version.clone(),
@@ -109,6 +113,7 @@ pub fn post(
         held: None,
         era: Some(gauntlet_publish::marker::era_tag(target.prepared.all_rules_version(), &target.model)),
         gone: Vec::new(),
+        incomplete: !review.undecided().is_empty(),
     };
     let since_last = since_last(target.git, existing, &review.head);
     let dismissals = interrupt::block_on(runtime, STOPPED, dismissal::check(host.as_ref(), existing, target.policy))?;

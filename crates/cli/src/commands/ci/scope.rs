@@ -58,11 +58,21 @@ fn ensure(git: &Git, what: &str, sha: &str) -> Result<()> {
     Ok(())
 }
 
-/// Incremental unless `full`, there is no earlier run, or its head is no
-/// longer an ancestor of this one (a force-push rewrote the branch).
+/// Incremental unless `full`, there is no earlier run, its head is no longer an
+/// ancestor of this one (a force-push rewrote the branch), or it could not
+/// validate every candidate: what it left undecided is judged again, whether
+/// this is a re-run of the same head or a later push that leaves its file alone.
 pub fn decide(git: &Git, existing: Option<&Existing>, head: &str, full: bool) -> Scope {
-    let last = existing.and_then(|e| e.overview.as_ref()).and_then(|o| OverviewMarker::parse(&o.body)).map(|m| m.head);
-    let Some(last) = last else { return Scope::Full { note: None } };
+    let marker = existing.and_then(|e| e.overview.as_ref()).and_then(|o| OverviewMarker::parse(&o.body));
+    let Some(marker) = marker else { return Scope::Full { note: None } };
+    if marker.incomplete {
+        let note = format!(
+            "The last run (at {}) could not validate every candidate finding, so the whole pull request was reviewed again.",
+            short(&marker.head)
+        );
+        return Scope::Full { note: Some(note) };
+    }
+    let last = marker.head;
     if last == head {
         return Scope::Same { last };
     }

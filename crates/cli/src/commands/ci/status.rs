@@ -20,13 +20,27 @@ pub fn counted<'r>(review: &'r Review, dismissed: &BTreeSet<String>) -> Vec<&'r 
     review.published.iter().filter(|p| !dismissed.contains(&p.id)).collect()
 }
 
-/// What the run decided: advisory unless blocking applies (`block`), then
-/// failed when a finding nobody dismissed that may block (`may_block`: under
-/// earned blocking, one a reviewer that met the bar raised) reaches that severity.
-pub fn verdict(findings: &[&Published], block: Option<Severity>, may_block: &dyn Fn(&Published) -> bool) -> Verdict {
-    match block {
+/// How this run blocks: the severity that fails it (`None`: advisory), which
+/// findings may fail it (`may_block`: under earned blocking, those a reviewer
+/// that met the bar raised), and how many candidates that could not be validated
+/// keep it from passing (see [`super::incomplete`]).
+pub struct Blocks<'a> {
+    pub min: Option<Severity>,
+    pub may_block: &'a dyn Fn(&Published) -> bool,
+    pub incomplete: usize,
+}
+
+/// What the run decided: advisory unless blocking applies, then failed when a
+/// finding nobody dismissed that may block reaches the severity, incomplete when
+/// none does but a candidate at or above it could not be validated either way,
+/// and passed otherwise.
+pub fn verdict(findings: &[&Published], block: &Blocks<'_>) -> Verdict {
+    match block.min {
         None => Verdict::Advisory,
-        Some(min) if findings.iter().any(|p| p.severity.weight() >= min.weight() && may_block(p)) => Verdict::Failed,
+        Some(min) if findings.iter().any(|p| p.severity.weight() >= min.weight() && (block.may_block)(p)) => {
+            Verdict::Failed
+        }
+        Some(_) if block.incomplete > 0 => Verdict::Incomplete,
         Some(_) => Verdict::Passed,
     }
 }
@@ -37,8 +51,7 @@ pub fn verdict(findings: &[&Published], block: Option<Severity>, may_block: &dyn
 pub fn build<'r>(
     review: &'r Review,
     dismissed: &BTreeSet<String>,
-    block: Option<Severity>,
-    may_block: &dyn Fn(&Published) -> bool,
+    block: &Blocks<'_>,
     standing: &[gauntlet_publish::Standing],
     scope: &Scope,
     details_url: Option<String>,
@@ -46,13 +59,14 @@ pub fn build<'r>(
     let findings = counted(review, dismissed);
     let mut notes = Vec::new();
     let at_least = |min: Severity, s: Severity| s.weight() >= min.weight();
-    let earlier = block.map_or(0, |min| standing.iter().filter(|s| at_least(min, s.severity)).count());
-    let held_back =
-        block.map_or(0, |min| findings.iter().filter(|p| at_least(min, p.severity) && !may_block(p)).count());
+    let earlier = block.min.map_or(0, |min| standing.iter().filter(|s| at_least(min, s.severity)).count());
+    let held_back = block
+        .min
+        .map_or(0, |min| findings.iter().filter(|p| at_least(min, p.severity) && !(block.may_block)(p)).count());
     if earlier > 0 {
         notes.push(format!(
             "{earlier} finding(s) of earlier runs at or above `{}` still stand on the pull request and fail this run.",
-            block.map(Severity::as_str).unwrap_or_default()
+            block.min.map(Severity::as_str).unwrap_or_default()
         ));
     }
     if let Scope::Since { last } = scope {
@@ -63,15 +77,17 @@ pub fn build<'r>(
         ));
     }
     Status {
-        verdict: match verdict(&findings, block, may_block) {
-            Verdict::Passed if earlier > 0 => Verdict::Failed,
+        verdict: match verdict(&findings, block) {
+            Verdict::Passed | Verdict::Incomplete if earlier > 0 => Verdict::Failed,
             v => v,
         },
-        fail_on: block,
+        fail_on: block.min,
         dismissed: review.published.len() - findings.len(),
         held_back,
         standing: earlier,
         findings,
+        undecided: review.undecided(),
+        incomplete: block.incomplete,
         notes,
         details_url,
     }
@@ -108,10 +124,11 @@ pub fn report(runtime: &tokio::runtime::Runtime, poster: &Poster, head: &str, st
     );
 }
 
-/// Write the GitLab Code Quality report of `findings` to `path`, whole or not
-/// at all: into a temporary file beside it, then renamed over it.
-pub fn write_codequality(path: &Path, findings: &[&Published]) -> Result<()> {
-    let text = gauntlet_report::codequality::report(findings.iter().copied());
+/// Write the GitLab Code Quality report of `status` (its findings, then an
+/// `info` entry per candidate that could not be validated) to `path`, whole or
+/// not at all: into a temporary file beside it, then renamed over it.
+pub fn write_codequality(path: &Path, status: &Status<'_>) -> Result<()> {
+    let text = gauntlet_report::codequality::report(status.findings.iter().copied(), &status.undecided);
     write_atomic(path, text.as_bytes())
         .with_context(|| format!("cannot write the Code Quality report {}", path.display()))
 }
@@ -134,6 +151,21 @@ pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 mod tests {
     use super::*;
 
+    fn empty() -> Status<'static> {
+        Status {
+            verdict: Verdict::Advisory,
+            fail_on: None,
+            findings: Vec::new(),
+            dismissed: 0,
+            held_back: 0,
+            standing: 0,
+            undecided: Vec::new(),
+            incomplete: 0,
+            notes: Vec::new(),
+            details_url: None,
+        }
+    }
+
     #[test]
     fn a_failed_write_leaves_no_file_and_no_temporary_one() {
         let dir = tempfile::tempdir().unwrap();
@@ -141,7 +173,7 @@ mod tests {
         let target = dir.path().join("report.json");
         std::fs::create_dir(&target).unwrap();
         std::fs::write(target.join("keep"), "x").unwrap();
-        assert!(write_codequality(&target, &[]).is_err());
+        assert!(write_codequality(&target, &empty()).is_err());
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left, vec![std::ffi::OsString::from("report.json")], "no temporary file is left behind");
     }
@@ -151,7 +183,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("gl-code-quality-report.json");
         std::fs::write(&target, "x".repeat(10_000)).unwrap();
-        write_codequality(&target, &[]).unwrap();
+        write_codequality(&target, &empty()).unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "[]\n");
     }
 }
