@@ -457,3 +457,60 @@ pub(crate) fn base_commit(git: &Git, base: &BaseRef) -> Result<String> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gauntlet_publish::earned::{Bar, Earned};
+    use gauntlet_publish::outcome::Tally;
+    use gauntlet_review::finding::{DropReason, Dropped};
+
+    /// Two candidates whose validation failed: a high one by `security`, a
+    /// medium one by `correctness`.
+    fn review() -> Review {
+        let failed = |severity: Severity, reviewer: &str, location: &str| Dropped {
+            reason: DropReason::NotValidated,
+            detail: "the model broke the answer contract twice".into(),
+            reviewer: reviewer.into(),
+            location: location.into(),
+            claim: "The refund is paid twice.".into(),
+            severity,
+            confidence: None,
+        };
+        let dropped =
+            vec![failed(Severity::High, "security", "src/pay.py:2"), failed(Severity::Medium, "correctness", "a.py:1")];
+        Review { dropped, ..Review::default() }
+    }
+
+    fn at(undecided: &[Undecided<'_>]) -> Vec<String> {
+        undecided.iter().map(|u| u.location.to_string()).collect()
+    }
+
+    #[test]
+    fn only_undecided_candidates_that_could_have_failed_the_job_make_it_incomplete() {
+        let review = review();
+        let fail_on = |min| Blocking { min, earned: None };
+        assert_eq!(at(&incomplete(&review, &fail_on(Some(Severity::High)))), ["src/pay.py:2"]);
+        assert_eq!(at(&incomplete(&review, &fail_on(Some(Severity::Medium)))), ["src/pay.py:2", "a.py:1"]);
+        assert_eq!(at(&incomplete(&review, &fail_on(None))), ["src/pay.py:2", "a.py:1"], "advisory names them all");
+
+        // Earned blocking: `correctness` met the bar on its own findings, `security` did not.
+        let bar = Bar { window: 10, min_precision: 0.5, min_findings: 1 };
+        let good = Tally { fixed: 3, ..Tally::default() };
+        let reviewers = [("correctness".to_string(), good)].into_iter().collect();
+        let earned = Earned { bar, overall: good, reviewers };
+        let block = Blocking { min: Some(Severity::Medium), earned: Some(earned) };
+        assert_eq!(at(&incomplete(&review, &block)), ["a.py:1"], "as a finding of `security` would not block");
+    }
+
+    #[test]
+    fn the_overview_note_names_each_candidate_without_its_claim() {
+        let review = review();
+        let undecided = review.undecided();
+        assert_eq!(incomplete_note(&[], Some(Severity::High)), None);
+        let note = incomplete_note(&undecided[..1], Some(Severity::High)).unwrap();
+        assert!(note.starts_with("This review is incomplete: 1 candidate finding(s) at or above `high`"), "{note}");
+        assert!(note.contains("high finding at src/pay.py:2 (reviewer security)"), "{note}");
+        assert!(!note.contains("paid twice"), "{note}");
+    }
+}
