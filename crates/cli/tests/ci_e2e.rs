@@ -382,9 +382,12 @@ fn the_ci_templates_keep_the_record_of_precision_where_the_next_run_finds_it() {
     );
     assert!(action.contains(&format!("GAUNTLET_CACHE_DIR: {github_dir}")));
     assert!(action.contains("stats --last 200 --keep-record \"$RUNNER_TEMP/gauntlet-record\""));
+    // GitLab caches only inside the checkout: the record travels there and is
+    // read and written outside it (see ci_templates.rs).
     assert!(
-        gitlab.contains("GAUNTLET_CACHE_DIR: $CI_PROJECT_DIR/.gauntlet-record")
-            && gitlab.contains("- .gauntlet-record/")
+        gitlab.contains("export GAUNTLET_CACHE_DIR=\"$home/record\"")
+            && gitlab.contains("- .gauntlet-cache/record/")
+            && gitlab.contains("cp -R \"$home/record\" .gauntlet-cache/record")
     );
     let azure_dir = "$(Pipeline.Workspace)/gauntlet-record";
     assert!(azure.contains("task: Cache@2") && azure.contains(&format!("path: {azure_dir}")));
