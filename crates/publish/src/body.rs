@@ -16,6 +16,8 @@ use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
 use std::fmt::Write as _;
 
+mod unapplied;
+
 /// Hosts cap comment size (GitHub at 65,536 characters); the overview stays
 /// under this, leaving room for the marker and the closing lines.
 pub const OVERVIEW_LIMIT: usize = 60_000;
@@ -289,7 +291,7 @@ pub fn overview(review: &Review, marker: &OverviewMarker, facts: &OverviewFacts<
     if !facts.notes.is_empty() {
         out.push('\n');
     }
-    unapplied_rules(&mut out, &facts.unapplied_rules);
+    unapplied::section(&mut out, &facts.unapplied_rules);
     findings(&mut out, "Findings not placed inline", &facts.findings, true);
     let unverified: Vec<&Published> = review.unverified.iter().collect();
     findings(&mut out, "Could not be verified either way (not published: check by hand)", &unverified, false);
@@ -297,29 +299,6 @@ pub fn overview(review: &Review, marker: &OverviewMarker, facts: &OverviewFacts<
     coverage(&mut out, review);
     dismissal_section(&mut out, &facts.dismissals);
     out
-}
-
-/// Paths named in the section on rules not applied; the rest are counted.
-const MAX_RULE_PATHS: usize = 20;
-
-/// Says that the pull request's changes to the review's own rules did not apply
-/// to its review: a reader must not take a review that ran with the base's rules
-/// for one that ran with the rules the pull request proposes.
-fn unapplied_rules(out: &mut String, paths: &[String]) {
-    if paths.is_empty() {
-        return;
-    }
-    let mut named: Vec<String> = paths.iter().take(MAX_RULE_PATHS).map(|p| code(p)).collect();
-    if paths.len() > MAX_RULE_PATHS {
-        named.push(format!("and {} more", paths.len() - MAX_RULE_PATHS));
-    }
-    let _ = writeln!(
-        out,
-        "### Review rules changed, not applied\n\nThis pull request changes files that decide how gauntlet \
-         reviews: {}. They were not applied: this review used them as the base branch has them. They take effect \
-         once the pull request is merged.\n",
-        named.join(", ")
-    );
 }
 
 fn summary(review: &Review, facts: &OverviewFacts<'_>) -> String {
@@ -602,25 +581,6 @@ mod overview_tests {
         );
         let clean = overview(&Review::default(), &marker(), &OverviewFacts::default());
         assert!(clean.contains("No findings."), "{clean}");
-    }
-
-    #[test]
-    fn rule_changes_the_pull_request_makes_are_named_as_not_applied() {
-        let clean = overview(&Review::default(), &marker(), &OverviewFacts::default());
-        assert!(!clean.contains("not applied"), "{clean}");
-        // Paths are the author's text: a name that tries to close the code span stays in it.
-        let mut paths = vec![".gauntlet/reviewers/correctness.md".to_string(), "x` @team <b>".to_string()];
-        paths.extend((0..30).map(|i| format!(".gauntlet/reviewers/r{i}.md")));
-        let facts = OverviewFacts { unapplied_rules: paths, ..OverviewFacts::default() };
-        let body = overview(&Review::default(), &marker(), &facts);
-        assert!(body.contains("### Review rules changed, not applied"), "{body}");
-        assert!(body.contains("`.gauntlet/reviewers/correctness.md`"), "{body}");
-        assert!(body.contains("used them as the base branch has them"), "{body}");
-        assert!(body.contains("take effect once the pull request is merged"), "{body}");
-        assert!(body.contains("and 12 more"), "at most 20 paths are named: {body}");
-        assert!(body.contains("``x` @team <b>``"), "held in a code span, where nothing renders: {body}");
-        let (rules, summary) = (body.find("not applied").unwrap(), body.find("No findings.").unwrap());
-        assert!(summary < rules && !body.contains("r25.md"), "{body}");
     }
 
     #[test]
