@@ -86,7 +86,7 @@ fn commands(script: &str) -> Vec<Vec<String>> {
                 quote = None;
                 word.push(c);
             }
-            (_, '$') if chars.peek() == Some(&'(') => {
+            (q, '$') if q != Some('\'') && chars.peek() == Some(&'(') => {
                 depth += 1;
                 word.push(c);
             }
