@@ -3,7 +3,8 @@
 //! `gauntlet_review::context`.
 
 use crate::settings::{Env, Settings};
-use anyhow::{Context as _, Result};
+use crate::trusted::Trusted;
+use anyhow::Result;
 use gauntlet_change::{Change, git::Git};
 use gauntlet_review::context::{self, Config, ContextKind, Prepared, Sources, feedback};
 use gauntlet_review::pipeline::RepoRead;
@@ -26,7 +27,7 @@ pub fn prepare(
         ..Config::default()
     };
     if wants(ContextKind::Feedback) {
-        (config.feedback, config.feedback_source) = load_feedback(git, env)?;
+        (config.feedback, config.feedback_source) = load_feedback(git, &settings.trusted, env)?;
         let author_may_dismiss = settings.file.ci.author_may_dismiss.unwrap_or(false);
         config.dismissals = crate::feedback_api::load_dismissals(git, env, author_may_dismiss);
     }
@@ -36,12 +37,11 @@ pub fn prepare(
     Ok(context::prepare(&src, reviewers))
 }
 
-/// Prior review comments: the export file when there is one, else the code host's
-/// API in CI (cached under `.git/gauntlet/`), else none.
-fn load_feedback(git: &Git, env: &Env) -> Result<(Vec<feedback::Comment>, String)> {
-    let export = git.root().join(feedback::EXPORT_FILE);
-    if export.exists() {
-        let text = std::fs::read_to_string(&export).with_context(|| format!("reading {}", export.display()))?;
+/// Prior review comments: the export file when there is one (in `ci`, as the base
+/// commit has it: a pull request must not write its own reviewers' history), else
+/// the code host's API in CI (cached under `.git/gauntlet/`), else none.
+fn load_feedback(git: &Git, trusted: &Trusted, env: &Env) -> Result<(Vec<feedback::Comment>, String)> {
+    if let Some(text) = trusted.read(git, feedback::EXPORT_FILE)? {
         return Ok((feedback::parse_jsonl(feedback::EXPORT_FILE, &text)?, feedback::EXPORT_FILE.into()));
     }
     if let Some(found) = crate::feedback_api::load(git, env)? {

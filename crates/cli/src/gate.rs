@@ -4,7 +4,7 @@ use crate::args::ReviewArgs;
 use crate::pr;
 use crate::settings::{Env, Settings};
 use anyhow::Result;
-use gauntlet_change::{Change, git::Git};
+use gauntlet_change::{Change, Snapshot, git::Git};
 use gauntlet_review::gate::{self, Decision, GateInput, PrMeta};
 
 /// What the gate needs to know besides the change itself.
@@ -14,14 +14,16 @@ pub struct Facts {
     generated: Vec<String>,
 }
 
-pub fn gather(git: &Git, change: &Change, args: &ReviewArgs, env: &Env) -> Result<Facts> {
+/// `attributes_at`: where `.gitattributes` is read (the base commit in `ci`: a
+/// change that marks its own files generated must not have them ignored).
+pub fn gather(git: &Git, change: &Change, attributes_at: &Snapshot, args: &ReviewArgs, env: &Env) -> Result<Facts> {
     let flags = pr::PrFlags {
         draft: args.pr_draft,
         author: args.pr_author.clone(),
         title: args.pr_title.clone(),
         body: args.pr_body.clone(),
     };
-    let attributes = git.read(&change.snapshot, ".gitattributes")?.map(|b| String::from_utf8_lossy(&b).into_owned());
+    let attributes = git.read(attributes_at, ".gitattributes")?.map(|b| String::from_utf8_lossy(&b).into_owned());
     Ok(Facts {
         pr: pr::resolve(&flags, env),
         subjects: git.commit_subjects(&change.base, &change.head),

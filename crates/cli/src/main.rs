@@ -24,6 +24,7 @@ mod roster;
 mod ruleset;
 mod settings;
 mod state;
+mod trusted;
 
 use anyhow::Result;
 use clap::Parser;

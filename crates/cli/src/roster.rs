@@ -28,10 +28,10 @@ impl Roster {
     /// Set ignored files aside, load the rules and select among them, with the
     /// settings `review` would run with.
     pub fn choose(git: &Git, change: &Change, args: &ReviewArgs, env: &Env, settings: &Settings) -> Result<Roster> {
-        let facts = gate::gather(git, change, args, env)?;
+        let facts = gate::gather(git, change, &settings.trusted.snapshot(change), args, env)?;
         let ignored = gate::ignored(&facts, change, settings)?;
         let forced = args.force && ignored.len() == change.files.len();
-        let ruleset = RuleSet::load(git, &settings.file, env)?;
+        let ruleset = RuleSet::load(git, &settings.trusted, &settings.file, env)?;
         let mut roster = Roster { facts, ignored, forced, ruleset, selection: Vec::new() };
         let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).filter(|p| roster.kept(p)).collect();
         let selection =

@@ -1,8 +1,10 @@
 //! The rules in use: built-ins, the external channel (`[rules] git`, `tag`: fetched
 //! with git into the cache and made read-only), and the repository's own; and how
-//! they stand against `gauntlet.lock`.
+//! they stand against `gauntlet.lock`. The repository's rule files and lock are
+//! read from the [`Trusted`] tree: the base commit's in `ci`.
 
 use crate::settings::{Env, FileConfig};
+use crate::trusted::Trusted;
 use anyhow::{Context as _, Result, bail};
 use gauntlet_change::git::Git;
 use gauntlet_review::rules::lock::{self, ChannelPin, Drift, Lock};
@@ -15,6 +17,8 @@ use std::process::Command;
 pub struct RuleSet {
     pub all: Vec<Reviewer>,
     pub channel: Option<(Channel, ChannelPin)>,
+    /// `gauntlet.lock` as read with the rule files, from the same tree.
+    lock_text: Option<String>,
 }
 
 /// How the rules in use stand against the lock file.
@@ -25,15 +29,21 @@ pub enum LockState {
 }
 
 impl RuleSet {
-    /// Load the rules, fetching the channel first when one is configured.
-    pub fn load(git: &Git, file: &FileConfig, env: &Env) -> Result<RuleSet> {
+    /// Load the rules and the lock from `trusted`, fetching the channel first when
+    /// one is configured.
+    pub fn load(git: &Git, trusted: &Trusted, file: &FileConfig, env: &Env) -> Result<RuleSet> {
         let channel = match (&file.rules.git, &file.rules.tag) {
             (Some(url), Some(tag)) => Some(fetch(url, tag, env)?),
             (None, None) => None,
             _ => bail!("[rules] in gauntlet.toml needs both `git` (the channel's URL) and `tag` (the version to pin)"),
         };
-        let all = rules::load_with(git.root(), channel.as_ref().map(|(c, _)| c))?;
-        Ok(RuleSet { all, channel })
+        let on_channel = channel.as_ref().map(|(c, _)| c);
+        let all = match trusted.rule_files(git)? {
+            Some(files) => rules::load_files(files, on_channel)?,
+            None => rules::load_with(git.root(), on_channel)?,
+        };
+        let lock_text = trusted.read(git, lock::FILE_NAME)?;
+        Ok(RuleSet { all, channel, lock_text })
     }
 
     /// The lock these rules would be written as.
@@ -46,29 +56,24 @@ impl RuleSet {
     }
 
     /// Compare with the repository's `gauntlet.lock`.
-    pub fn check(&self, root: &Path) -> Result<LockState> {
-        let path = root.join(lock::FILE_NAME);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(LockState::Absent),
-            Err(e) => bail!("cannot read {}: {e}", path.display()),
-        };
-        let locked = Lock::parse(&text)?;
+    pub fn check(&self) -> Result<LockState> {
+        let Some(text) = &self.lock_text else { return Ok(LockState::Absent) };
+        let locked = Lock::parse(text)?;
         let drift = lock::compare(&locked, &self.lock());
         Ok(if drift.is_empty() { LockState::Matches(locked) } else { LockState::Drifted(drift) })
     }
 
     /// The version of every reviewer the repository has, whether or not it applies
     /// to a change: what earned blocking's record is kept per.
-    pub fn all_version(&self, root: &Path) -> Result<String> {
+    pub fn all_version(&self) -> Result<String> {
         let every = rules::version(&self.all.iter().collect::<Vec<_>>());
-        Ok(self.version(root, &every)?.0)
+        Ok(self.version(&every)?.0)
     }
 
     /// The rules version for reports, and a warning when the rules drifted from the
     /// lock. `unlocked` is the hash of the rules that ran.
-    pub fn version(&self, root: &Path, unlocked: &str) -> Result<(String, Option<String>)> {
-        Ok(match self.check(root)? {
+    pub fn version(&self, unlocked: &str) -> Result<(String, Option<String>)> {
+        Ok(match self.check()? {
             LockState::Matches(l) => (lock::version(self.tag(), Some(&l), unlocked), None),
             LockState::Absent => (lock::version(self.tag(), None, unlocked), None),
             LockState::Drifted(drift) => {
@@ -83,12 +88,13 @@ impl RuleSet {
     }
 }
 
-/// Fail unless the rules match the lock (`review --locked`, and CI).
-pub fn ensure_locked(set: &RuleSet, root: &Path) -> Result<()> {
-    match set.check(root)? {
+/// Fail unless the rules match the lock (`review --locked`, and CI); `from`
+/// says where both were read.
+pub fn ensure_locked(set: &RuleSet, from: &str) -> Result<()> {
+    match set.check()? {
         LockState::Matches(_) => Ok(()),
         LockState::Absent => {
-            bail!("no {} in {}: run `gauntlet rules lock` and commit it", lock::FILE_NAME, root.display())
+            bail!("no {} in {from}: run `gauntlet rules lock` and commit it", lock::FILE_NAME)
         }
         LockState::Drifted(drift) => bail!(
             "the rules in use differ from {}:\n  {}\nreview the rule changes, then run `gauntlet rules lock` and commit it",

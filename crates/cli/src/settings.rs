@@ -2,6 +2,7 @@
 //! [`Settings`] (flags win over the environment, which wins over the file).
 
 use crate::args::ReviewArgs;
+use crate::trusted::Trusted;
 use anyhow::{Context, Result, bail};
 use gauntlet_model::Tier;
 use gauntlet_review::cost::Prices;
@@ -389,6 +390,9 @@ pub struct Settings {
     /// A digest of everything configured that changes a review's outcome.
     pub fingerprint: String,
     pub file: FileConfig,
+    /// Where rule files, the lock, `.gitattributes` and guidance are read:
+    /// the checkout, or the base commit in `ci`.
+    pub trusted: Trusted,
 }
 
 /// Default model of each tier per provider, used when only a provider is known.
@@ -548,6 +552,7 @@ impl Settings {
             only,
             models,
             file,
+            trusted: Trusted::Local,
         })
     }
 }

@@ -8,7 +8,7 @@ mod support;
 mod fakes;
 
 use serde_json::{Value, json};
-use support::{Fake, Wire, finder, gauntlet_env, git, repo, verdict};
+use support::{Ci, Fake, Wire, finder, gauntlet_env, git, repo, verdict};
 
 const BASE: &str =
     "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return doc.owner_id == user.id\n";
@@ -21,47 +21,8 @@ fn scripts() -> Vec<support::Script> {
     vec![finder("correctness", json!([finding])), verdict("validate", REAL, &[survives])]
 }
 
-/// A GitHub Actions environment for a pull request from `feature` into `main`.
-struct Ci {
-    dir: tempfile::TempDir,
-    event: tempfile::NamedTempFile,
-    summary: tempfile::NamedTempFile,
-}
-
-impl Ci {
-    fn new(dir: tempfile::TempDir) -> Ci {
-        let event = tempfile::NamedTempFile::new().unwrap();
-        let summary = tempfile::NamedTempFile::new().unwrap();
-        let ci = Ci { dir, event, summary };
-        ci.write_event();
-        ci
-    }
-
-    fn write_event(&self) {
-        let base = git(self.dir.path(), &["rev-parse", "main"]);
-        let head = git(self.dir.path(), &["rev-parse", "HEAD"]);
-        let event = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head.trim()}, "draft": false, "state": "open", "user": {"login": "alice"}}});
-        std::fs::write(self.event.path(), event.to_string()).unwrap();
-    }
-
-    fn env<'a>(&'a self, host: &'a str) -> Vec<(&'a str, &'a str)> {
-        vec![
-            ("GITHUB_ACTIONS", "true"),
-            ("GITHUB_EVENT_NAME", "pull_request"),
-            ("GITHUB_EVENT_PATH", self.event.path().to_str().unwrap()),
-            ("GITHUB_REPOSITORY", "o/r"),
-            ("GITHUB_API_URL", host),
-            ("GITHUB_TOKEN", "ghs_faketoken123"),
-            ("GITHUB_STEP_SUMMARY", self.summary.path().to_str().unwrap()),
-        ]
-    }
-}
-
 async fn run_ci(ci: &Ci, host: &fakes::Fake, model: &wiremock::MockServer, args: &[&str]) -> (i32, String, String) {
-    let uri = host.server.uri();
-    let mut all = vec!["ci"];
-    all.extend_from_slice(args);
-    gauntlet_env(ci.dir.path(), Wire::Anthropic, model, &all, &ci.env(&uri)).await
+    ci.run(&host.server.uri(), model, args).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -103,8 +64,11 @@ async fn posts_once_and_a_rerun_of_the_same_head_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rules_that_drifted_from_the_lock_stop_ci_before_any_model_call_or_post() {
     let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    // The base branch's lock no longer matches the rules (a built-in changed with
+    // a new gauntlet): CI stops until someone reviews the rules and locks again.
     let lock = "version = 1\n\n[[rule]]\nname = \"correctness\"\nsource = \"built-in\"\nsha256 = \"00\"\n";
-    std::fs::write(ci.dir.path().join("gauntlet.lock"), lock).unwrap();
+    support::commit_on_main(ci.dir.path(), &[("gauntlet.lock", lock)]);
+    ci.write_event();
     let (model, fake) = Fake::start(Wire::Anthropic, scripts()).await;
     let host = fakes::github::start().await;
     let (code, _, stderr) = run_ci(&ci, &host, &model, &[]).await;
@@ -418,9 +382,12 @@ fn the_ci_templates_keep_the_record_of_precision_where_the_next_run_finds_it() {
     );
     assert!(action.contains(&format!("GAUNTLET_CACHE_DIR: {github_dir}")));
     assert!(action.contains("stats --last 200 --keep-record \"$RUNNER_TEMP/gauntlet-record\""));
+    // GitLab caches only inside the checkout: the record travels there and is
+    // read and written outside it (see ci_templates.rs).
     assert!(
-        gitlab.contains("GAUNTLET_CACHE_DIR: $CI_PROJECT_DIR/.gauntlet-record")
-            && gitlab.contains("- .gauntlet-record/")
+        gitlab.contains("export GAUNTLET_CACHE_DIR=\"$home/record\"")
+            && gitlab.contains("- .gauntlet-cache/record/")
+            && gitlab.contains("cp -R \"$home/record\" .gauntlet-cache/record")
     );
     let azure_dir = "$(Pipeline.Workspace)/gauntlet-record";
     assert!(azure.contains("task: Cache@2") && azure.contains(&format!("path: {azure_dir}")));

@@ -16,6 +16,8 @@ use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
 use std::fmt::Write as _;
 
+mod unapplied;
+
 /// Hosts cap comment size (GitHub at 65,536 characters); the overview stays
 /// under this, leaving room for the marker and the closing lines.
 pub const OVERVIEW_LIMIT: usize = 60_000;
@@ -166,6 +168,9 @@ pub struct OverviewFacts<'a> {
     pub notes: Vec<String>,
     /// What people did to dismiss findings, from [`dismissal_lines`].
     pub dismissals: DismissalLines,
+    /// Files that decide how gauntlet reviews which the pull request changes
+    /// (see [`crate::Request::unapplied_rules`]).
+    pub unapplied_rules: Vec<String>,
 }
 
 /// The overview's account of dismissals: one Markdown list item each.
@@ -286,6 +291,7 @@ pub fn overview(review: &Review, marker: &OverviewMarker, facts: &OverviewFacts<
     if !facts.notes.is_empty() {
         out.push('\n');
     }
+    unapplied::section(&mut out, &facts.unapplied_rules);
     findings(&mut out, "Findings not placed inline", &facts.findings, true);
     let unverified: Vec<&Published> = review.unverified.iter().collect();
     findings(&mut out, "Could not be verified either way (not published: check by hand)", &unverified, false);

@@ -24,7 +24,7 @@
 //! let candidates = review.published.iter().map(|p| Candidate { finding: p, anchor: None, fix: None }).collect();
 //! let marker =
 //!     OverviewMarker { head: review.head.clone(), rules: review.rules_version.clone(), config: "c".into(), held: None, era: None, gone: Vec::new(), incomplete: false };
-//! let request = Request { review, candidates, marker, cap: DEFAULT_CAP, reviewed: Reviewed::All, notes: vec![], dismissals, since_last: None };
+//! let request = Request { review, candidates, marker, cap: DEFAULT_CAP, reviewed: Reviewed::All, notes: vec![], dismissals, since_last: None, unapplied_rules: vec![] };
 //! let summary = gauntlet_publish::sync(host, &existing, request).await?;
 //! println!("{summary}");
 //! # Ok(()) }

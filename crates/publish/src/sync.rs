@@ -34,6 +34,10 @@ pub struct Request<'a> {
     /// this run's head; `None` when that is unknown. A held finding this run
     /// drops counts as fixed only when these changes touch its line.
     pub since_last: Option<Vec<FileDiff>>,
+    /// Files that decide how gauntlet reviews (rule files, the lock,
+    /// `gauntlet.toml`, ...) which the pull request changes: `ci` reviewed with
+    /// the base's, and the overview says so.
+    pub unapplied_rules: Vec<String>,
 }
 
 /// Most findings an overview remembers as gone; the oldest are dropped first.
@@ -252,6 +256,7 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
         dismissed: plan.dismissed.len(),
         notes: request.notes,
         dismissals: body::dismissal_lines(&existing.threads, &request.dismissals),
+        unapplied_rules: request.unapplied_rules,
     };
     let overview = body::overview(request.review, &request.marker, &facts);
     host.upsert_overview(existing.overview.as_ref().map(|o| &o.handle), &overview)

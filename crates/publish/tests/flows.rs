@@ -67,6 +67,7 @@ async fn publish_as(
         notes: vec![],
         dismissals,
         since_last: how.since_last.map(|diff| gauntlet_change::parse_patch(diff).unwrap()),
+        unapplied_rules: vec![],
     };
     let plan = preview(&existing, &request, host.dialect());
     let summary = sync(host.as_ref(), &existing, request).await?;

@@ -1,8 +1,9 @@
 //! Repository guidance: the files in which a repository tells reviewers how it
-//! wants to be reviewed. Read at head from the root and from every folder that
-//! holds a changed file (and its ancestors), handed to reviewers and validator.
+//! wants to be reviewed. Read at head (at the base commit in `gauntlet ci`) from
+//! the root and from every folder that holds a changed file (and its ancestors),
+//! handed to reviewers and validator.
 
-use gauntlet_change::{Change, ChangeError, git::Git};
+use gauntlet_change::{Change, ChangeError, Snapshot, git::Git};
 use std::collections::BTreeSet;
 
 /// Guidance file names, looked up in each folder.
@@ -42,10 +43,17 @@ pub fn candidate_paths(change: &Change) -> Vec<String> {
 
 /// Read the guidance files that exist at the change's head.
 pub fn load(git: &Git, change: &Change) -> Result<Vec<Guidance>, ChangeError> {
+    load_at(git, &change.snapshot, change)
+}
+
+/// The guidance files for `change` as they are at `snapshot` (`gauntlet ci`
+/// reads them at the base commit: a pull request's own guidance applies once
+/// merged).
+pub fn load_at(git: &Git, snapshot: &Snapshot, change: &Change) -> Result<Vec<Guidance>, ChangeError> {
     let candidates = candidate_paths(change);
     let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
     let mut found = Vec::new();
-    for (path, bytes) in candidates.iter().zip(git.read_many(&change.snapshot, &refs)?) {
+    for (path, bytes) in candidates.iter().zip(git.read_many(snapshot, &refs)?) {
         if let Some(bytes) = bytes {
             let mut text = String::from_utf8_lossy(&bytes).into_owned();
             if text.len() > MAX_BYTES {

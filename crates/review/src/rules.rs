@@ -193,23 +193,25 @@ pub fn load(root: &Path) -> Result<Vec<Reviewer>, RuleError> {
 /// Built-ins, then the channel's rules, then the repository's: each layer adds
 /// reviewers or replaces one of the same name. Sorted by name.
 pub fn load_with(root: &Path, channel: Option<&Channel>) -> Result<Vec<Reviewer>, RuleError> {
+    load_files(read_md(root, &root.join(REPO_DIR))?, channel)
+}
+
+/// [`load_with`], with the repository's rule files already read: `(path, text)`,
+/// the path relative to the repository's root. `gauntlet ci` reads them from the
+/// base commit's tree rather than from the checkout it reviews.
+pub fn load_files(repo: Vec<(PathBuf, String)>, channel: Option<&Channel>) -> Result<Vec<Reviewer>, RuleError> {
     let mut all = builtin();
     if let Some(c) = channel {
         let origin = |rel: PathBuf| Origin::Channel { tag: c.tag.clone(), path: rel };
-        overlay(&mut all, &c.dir, &c.dir.join(CHANNEL_DIR), origin)?;
+        overlay(&mut all, read_md(&c.dir, &c.dir.join(CHANNEL_DIR))?, origin)?;
     }
-    overlay(&mut all, root, &root.join(REPO_DIR), Origin::Repo)?;
+    overlay(&mut all, repo, Origin::Repo)?;
     all.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(all)
 }
 
-/// Add or replace reviewers from the `*.md` files of `dir` (named relative to `base`).
-fn overlay(
-    all: &mut Vec<Reviewer>,
-    base: &Path,
-    dir: &Path,
-    origin: impl Fn(PathBuf) -> Origin,
-) -> Result<(), RuleError> {
+/// The `*.md` files of `dir`, sorted, each named relative to `base`.
+fn read_md(base: &Path, dir: &Path) -> Result<Vec<(PathBuf, String)>, RuleError> {
     let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -218,10 +220,24 @@ fn overlay(
         Err(_) => Vec::new(),
     };
     files.sort();
-    for path in files {
-        let shown = path.strip_prefix(base).unwrap_or(&path).to_path_buf();
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| RuleError::Read { path: shown.display().to_string(), message: e.to_string() })?;
+    files
+        .into_iter()
+        .map(|path| {
+            let shown = path.strip_prefix(base).unwrap_or(&path).to_path_buf();
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| RuleError::Read { path: shown.display().to_string(), message: e.to_string() })?;
+            Ok((shown, text))
+        })
+        .collect()
+}
+
+/// Add or replace reviewers from `files`, in order.
+fn overlay(
+    all: &mut Vec<Reviewer>,
+    files: Vec<(PathBuf, String)>,
+    origin: impl Fn(PathBuf) -> Origin,
+) -> Result<(), RuleError> {
+    for (shown, text) in files {
         let reviewer = Reviewer::parse(&shown.display().to_string(), &text, origin(shown))?;
         all.retain(|r| r.name != reviewer.name);
         all.push(reviewer);

@@ -15,6 +15,7 @@ use crate::args::CiArgs;
 use crate::ci_env::{self, BaseRef, CiContext, HostConfig};
 use crate::commands::review::{Plan, prepare};
 use crate::settings::{BlockingMode, Env, Settings};
+use crate::trusted::Trusted;
 use anyhow::{Context, Result, bail};
 use gauntlet_change::git::Git;
 use gauntlet_publish::{CodeHost, Existing, OverviewMarker, azure, github, gitlab};
@@ -67,11 +68,15 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let existing = poster.as_ref().ok().map(|(_, e)| e);
     let scope = scope::decide(git, existing, &ctx.head, args.full);
     let mut review_args = args.review.clone();
+    // What decides how the change is reviewed comes from the base, never from the
+    // head the pull request's author wrote (see crate::trusted).
+    let trusted = Trusted::Base(base_commit.clone());
+    let unapplied_rules = rules_not_applied(git, &merge_base, &ctx.head)?;
     // Rules change only through reviewed commits: where the repository pins its rules
     // in gauntlet.lock, CI reviews with exactly those or not at all.
-    let lock = git.root().join(gauntlet_review::rules::lock::FILE_NAME);
-    review_args.locked |= lock.exists();
-    if !lock.exists() {
+    let locked = trusted.read(git, gauntlet_review::rules::lock::FILE_NAME)?.is_some();
+    review_args.locked |= locked;
+    if !locked {
         crate::progress::say!(
             "gauntlet: note: the reviewer rules are not pinned; `gauntlet rules lock` writes gauntlet.lock"
         );
@@ -81,10 +86,11 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         _ => base,
     });
     review_args.change.head = Some(ctx.head.clone());
-    let settings = match config {
+    let mut settings = match config {
         Some(_) => Settings::resolve(git.root(), config, &review_args, env, is_tty)?,
         None => Settings::from_file(base_config(git, &base_commit)?, &review_args, env, is_tty)?,
     };
+    settings.trusted = trusted;
     let suggest = args.suggest || settings.file.ci.suggest.unwrap_or(false);
     let policy = gauntlet_publish::Policy { author_may_dismiss: settings.file.ci.author_may_dismiss.unwrap_or(false) };
     let suggest = suggest.then(|| crate::commands::fix::loop_settings(&args.loop_args)).transpose()?;
@@ -98,7 +104,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     // known before the gate, so a push the gate skips is weighed like any other.
     let era = match (&mode, fail_on) {
         (BlockingMode::Earned(_), Some(_)) => {
-            let rules = crate::ruleset::RuleSet::load(git, &settings.file, env)?.all_version(git.root())?;
+            let rules = crate::ruleset::RuleSet::load(git, &settings.trusted, &settings.file, env)?.all_version()?;
             gauntlet_publish::marker::era_tag(&rules, &model)
         }
         _ => String::new(),
@@ -203,6 +209,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         cap: args.max_comments,
         suggest,
         policy,
+        unapplied_rules,
     };
     let (posted, tally) = publish::post(&runtime, &mut poster, &review, &target)?;
     publish::summary(&ctx, &review, &posted)?;
@@ -434,6 +441,19 @@ fn base_config(git: &Git, base: &str) -> Result<crate::settings::FileConfig> {
         Some(text) => parse_file(&text, &format!("{FILE_NAME} at {}", short(base))),
         None => Ok(FileConfig::default()),
     }
+}
+
+/// The files that decide how gauntlet reviews which the pull request changes
+/// (`merge_base..head`), said in the log; the overview says it too.
+fn rules_not_applied(git: &Git, merge_base: &str, head: &str) -> Result<Vec<String>> {
+    let changed = crate::trusted::changed_by(git, merge_base, head)?;
+    if !changed.is_empty() {
+        crate::progress::say!(
+            "gauntlet: note: this pull request changes how gauntlet reviews ({}); the base branch's versions apply, and the changes take effect once merged",
+            changed.join(", ")
+        );
+    }
+    Ok(changed)
 }
 
 /// The first 12 characters of a commit id, for messages. The head an overview

@@ -186,12 +186,12 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     // With --force a change made only of them is reviewed as it is.
     let roster = Roster::choose(git, &change, args, env, &settings)?;
     if args.locked {
-        crate::ruleset::ensure_locked(&roster.ruleset, git.root())?;
+        crate::ruleset::ensure_locked(&roster.ruleset, &settings.trusted.describe(git))?;
     }
     let selected = roster.selected();
     let ran = rules::version(&selected.iter().collect::<Vec<_>>());
-    let (rules_version, lock_note) = roster.ruleset.version(git.root(), &ran)?;
-    let all_rules_version = roster.ruleset.all_version(git.root())?;
+    let (rules_version, lock_note) = roster.ruleset.version(&ran)?;
+    let all_rules_version = roster.ruleset.all_version()?;
     if let Some(note) = &lock_note {
         eprintln!("gauntlet: warning: {note}");
     }
@@ -214,7 +214,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     let masker = secrets_masker(&settings)?;
     let mask = settings.file.secrets.mask.unwrap_or(true);
     let secrets = if mask { masker.change(&mut change) } else { masker.change(&mut change.clone()) };
-    let mut guidance = guidance::load(git, &change)?;
+    let mut guidance = guidance::load_at(git, &settings.trusted.snapshot(&change), &change)?;
     let masker = if mask {
         for g in &mut guidance {
             g.text = masker.text(&g.text).0;

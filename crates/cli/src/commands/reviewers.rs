@@ -68,7 +68,7 @@ fn already_reviewed(
         return Ok(false);
     };
     let ran = gauntlet_review::rules::version(&selected.iter().collect::<Vec<_>>());
-    let (rules_version, _) = roster.ruleset.version(git.root(), &ran)?;
+    let (rules_version, _) = roster.ruleset.version(&ran)?;
     let key = crate::state::review_key(change, &rules_version, settings, specs);
     crate::state::was_reviewed(git, &key)
 }

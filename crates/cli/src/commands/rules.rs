@@ -6,6 +6,7 @@
 
 use crate::ruleset::{LockState, RuleSet, cache_dir};
 use crate::settings::{Env, FILE_NAME, read_file};
+use crate::trusted::Trusted;
 use anyhow::{Context as _, Result, bail};
 use gauntlet_change::git::Git;
 use gauntlet_publish::history::{self, Scope};
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 fn ruleset(git: &Git, config: Option<&Path>, env: &Env) -> Result<RuleSet> {
     let path = config.map(Path::to_path_buf).unwrap_or_else(|| git.root().join(FILE_NAME));
-    RuleSet::load(git, &read_file(&path, config.is_some())?, env)
+    RuleSet::load(git, &Trusted::Local, &read_file(&path, config.is_some())?, env)
 }
 
 /// Write `gauntlet.lock` for the rules in use.
@@ -37,7 +38,7 @@ pub fn lock(git: &Git, config: Option<&Path>, env: &Env) -> Result<()> {
 /// file printed.
 pub fn verify(git: &Git, config: Option<&Path>, env: &Env) -> Result<bool> {
     let set = ruleset(git, config, env)?;
-    match set.check(git.root())? {
+    match set.check()? {
         LockState::Absent => {
             bail!("no {} in {}: run `gauntlet rules lock` and commit it", lock::FILE_NAME, git.root().display())
         }
@@ -144,7 +145,7 @@ pub const FALSE_POSITIVES_HEADING: &str = "## Known false positives on this repo
 pub fn draft_from_stats(git: &Git, config: Option<&Path>, last: Option<usize>, env: &Env) -> Result<()> {
     let path = config.map(Path::to_path_buf).unwrap_or_else(|| git.root().join(FILE_NAME));
     let file = read_file(&path, config.is_some())?;
-    let set = RuleSet::load(git, &file, env)?;
+    let set = RuleSet::load(git, &Trusted::Local, &file, env)?;
     let (host, what) = super::stats::connect(env)?;
     let policy = gauntlet_publish::Policy { author_may_dismiss: file.ci.author_may_dismiss.unwrap_or(false) };
     let scope = Scope { last: last.unwrap_or(50), since: None, policy };

@@ -55,6 +55,49 @@ fn write_all(d: &Path, files: &[(&str, &str)]) {
     }
 }
 
+/// A GitHub Actions environment for a pull request from `feature` into `main`.
+pub struct Ci {
+    pub dir: tempfile::TempDir,
+    pub event: tempfile::NamedTempFile,
+    pub summary: tempfile::NamedTempFile,
+}
+
+impl Ci {
+    pub fn new(dir: tempfile::TempDir) -> Ci {
+        let event = tempfile::NamedTempFile::new().unwrap();
+        let summary = tempfile::NamedTempFile::new().unwrap();
+        let ci = Ci { dir, event, summary };
+        ci.write_event();
+        ci
+    }
+
+    pub fn write_event(&self) {
+        let base = git(self.dir.path(), &["rev-parse", "main"]);
+        let head = git(self.dir.path(), &["rev-parse", "HEAD"]);
+        let event = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head.trim()}, "draft": false, "state": "open", "user": {"login": "alice"}}});
+        std::fs::write(self.event.path(), event.to_string()).unwrap();
+    }
+
+    /// `gauntlet ci ARGS` in this pipeline, posting to the fake host at `host`.
+    pub async fn run(&self, host: &str, model: &MockServer, args: &[&str]) -> (i32, String, String) {
+        let mut all = vec!["ci"];
+        all.extend_from_slice(args);
+        gauntlet_env(self.dir.path(), Wire::Anthropic, model, &all, &self.env(host)).await
+    }
+
+    pub fn env<'a>(&'a self, host: &'a str) -> Vec<(&'a str, &'a str)> {
+        vec![
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_NAME", "pull_request"),
+            ("GITHUB_EVENT_PATH", self.event.path().to_str().unwrap()),
+            ("GITHUB_REPOSITORY", "o/r"),
+            ("GITHUB_API_URL", host),
+            ("GITHUB_TOKEN", "ghs_faketoken123"),
+            ("GITHUB_STEP_SUMMARY", self.summary.path().to_str().unwrap()),
+        ]
+    }
+}
+
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_gauntlet"))
 }

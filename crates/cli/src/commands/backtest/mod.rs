@@ -88,7 +88,9 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
     let specs = providers::specs(&settings)?;
     // An external rules channel configured here is fetched once and used for every case.
     let channel = match settings.file.rules.git.is_some() {
-        true => crate::ruleset::RuleSet::load(&Git::at(&root), &settings.file, env)?.channel.map(|(c, _)| c),
+        true => crate::ruleset::RuleSet::load(&Git::at(&root), &Default::default(), &settings.file, env)?
+            .channel
+            .map(|(c, _)| c),
         false => None,
     };
     let misses: Arc<Mutex<Vec<String>>> = Arc::default();

@@ -40,6 +40,9 @@ pub struct Target<'a> {
     pub suggest: Option<LoopSettings>,
     /// Who besides writers may dismiss findings.
     pub policy: Policy,
+    /// The files that decide how gauntlet reviews which this pull request
+    /// changes; the review used the base's (see [`crate::trusted`]).
+    pub unapplied_rules: Vec<String>,
 }
 
 /// What an interruption before posting leaves behind.
@@ -117,7 +120,18 @@ pub fn post(
     };
     let since_last = since_last(target.git, existing, &review.head);
     let dismissals = interrupt::block_on(runtime, STOPPED, dismissal::check(host.as_ref(), existing, target.policy))?;
-    let mut request = Request { review, candidates, marker, cap: target.cap, reviewed, notes, dismissals, since_last };
+    let unapplied_rules = target.unapplied_rules.clone();
+    let mut request = Request {
+        review,
+        candidates,
+        marker,
+        cap: target.cap,
+        reviewed,
+        notes,
+        dismissals,
+        since_last,
+        unapplied_rules,
+    };
     if let Some(settings) = &target.suggest {
         let fixes =
             super::suggest::Fixes { git: target.git, prepared: target.prepared, review, settings, diffs: &diffs };
