@@ -37,6 +37,8 @@ pub struct Target<'a> {
     pub suggest: Option<LoopSettings>,
     /// Who besides writers may dismiss findings.
     pub policy: Policy,
+    /// Where the overview this run writes is remembered, for the next run to check.
+    pub seal: &'a super::seal::Seal,
 }
 
 /// What an interruption before posting leaves behind.
@@ -135,6 +137,9 @@ pub fn post(
         };
         NotPosted { why, partly: e.posted_something(), uncertain: e.outcome_unknown() }
     });
+    if let Ok(summary) = &summary {
+        target.seal.keep(&summary.overview);
+    }
     Ok((summary.map(|summary| format!("posted to {}: {summary}", host.name())), tally))
 }
 
@@ -212,7 +217,7 @@ pub fn unreviewed(runtime: &tokio::runtime::Runtime, poster: &Poster, policy: Po
 /// such overview or git cannot compare the two (an earlier head a force-push
 /// left out of this clone, say).
 fn since_last(git: &Git, existing: &Existing, head: &str) -> Option<Vec<FileDiff>> {
-    let last = existing.overview.as_ref().and_then(|o| OverviewMarker::parse(&o.body))?.head;
+    let last = existing.marker()?.head;
     // Only a commit id goes to git as an argument.
     let last = Some(last).filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))?;
     let text = git.diff(&["--unified=0", &last, head, "--"]).ok()?;

@@ -6,7 +6,7 @@ use super::short;
 use crate::ci_env::CiContext;
 use anyhow::{Result, bail};
 use gauntlet_change::git::Git;
-use gauntlet_publish::{Existing, OverviewMarker};
+use gauntlet_publish::Existing;
 
 const DEPTH_HINT: &str = "check out with the full history: GitHub `actions/checkout` with `fetch-depth: 0`, \
 GitLab `GIT_DEPTH: 0`, Azure Pipelines `fetchDepth: 0`";
@@ -58,10 +58,11 @@ fn ensure(git: &Git, what: &str, sha: &str) -> Result<()> {
     Ok(())
 }
 
-/// Incremental unless `full`, there is no earlier run, or its head is no
-/// longer an ancestor of this one (a force-push rewrote the branch).
+/// Incremental unless `full`, there is no earlier run the pipeline can take as
+/// its own ([`Existing::marker`]: a forged or edited overview names no head), or
+/// its head is no longer an ancestor of this one (a force-push rewrote the branch).
 pub fn decide(git: &Git, existing: Option<&Existing>, head: &str, full: bool) -> Scope {
-    let last = existing.and_then(|e| e.overview.as_ref()).and_then(|o| OverviewMarker::parse(&o.body)).map(|m| m.head);
+    let last = existing.and_then(Existing::marker).map(|m| m.head);
     let Some(last) = last else { return Scope::Full { note: None } };
     if last == head {
         return Scope::Same { last };
