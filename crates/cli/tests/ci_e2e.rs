@@ -512,6 +512,11 @@ async fn a_push_the_gate_skips_still_fails_on_what_stands() {
     let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
     assert!(stderr.contains("skipped"), "the gate skipped the push: {stderr}");
     assert_eq!(code, 3, "{stderr}");
+    // The new head gets a check run too, from what stands: a required check is
+    // neither left pending nor green.
+    let head = git(ci.dir.path(), &["rev-parse", "HEAD"]);
+    let last = host.state().check_runs.last().cloned().expect("a check run");
+    assert_eq!((last.head_sha.as_str(), last.conclusion.as_deref()), (head.trim(), Some("failure")), "{last:#?}");
 }
 
 /// A finding only the overview shows (over `--max-comments 0`) that a later run
