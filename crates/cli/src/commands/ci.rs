@@ -145,7 +145,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     };
     let (block, mode_note) = blocking();
     if let Scope::Same { last } = &scope {
-        let marker = existing.and_then(gauntlet_publish::Existing::marker);
+        let marker = existing.and_then(Existing::marker);
         let same = marker.is_some_and(|m| m.rules == prepared.rules_version() && m.config == config_digest);
         // Under earned blocking, findings of earlier runs carry no reviewer this
         // run can weigh, so a run that blocks reviews again rather than skip.
