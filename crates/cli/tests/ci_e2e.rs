@@ -49,11 +49,20 @@ async fn posts_once_and_a_rerun_of_the_same_head_changes_nothing() {
     assert_eq!((inline[0].path.as_deref(), inline[0].line), (Some("src/auth.py"), Some(4)));
     assert!(host.errors().is_empty(), "{:?}", host.errors());
 
-    let writes = host.state().writes;
+    let (requests, writes) = {
+        let s = host.state();
+        (s.log.len(), s.writes)
+    };
     let (code, _, stderr) = run_ci(&ci, &host, &model, &[]).await;
     assert_eq!(code, 0);
     assert!(stderr.contains("already reviewed with the same rules and config"), "{stderr}");
-    assert_eq!(host.state().writes, writes, "the same head is not posted again");
+    // Only the check run is written again, from what stands now.
+    let (log, written) = {
+        let s = host.state();
+        (s.log[requests..].to_vec(), s.writes - writes)
+    };
+    let checks = log.iter().filter(|l| !l.starts_with("GET ") && l.contains("/check-runs")).count();
+    assert_eq!(written, checks, "the same head is not posted again: {log:?}");
 
     let (code, _, stderr) = run_ci(&ci, &host, &model, &["--force"]).await;
     assert_eq!(code, 0, "{stderr}");
@@ -423,7 +432,8 @@ async fn a_rerun_of_the_same_head_keeps_failing_on_a_standing_finding_until_it_i
     assert!(stderr.contains("already reviewed") && stderr.contains("still stand"), "{stderr}");
     assert_eq!(fake.count("find"), finds, "the same head is not reviewed again");
 
-    // An overview written before it recorded the findings it holds: review again.
+    // An overview whose text is not what the pipeline wrote (here: without the
+    // record of the findings it holds) decides nothing: review again.
     for t in host.state().threads.iter_mut().filter(|t| t.path.is_none()) {
         let body = &mut t.notes[0].body;
         let (marker, rest) = body.split_once(" -->").unwrap();
@@ -431,7 +441,7 @@ async fn a_rerun_of_the_same_head_keeps_failing_on_a_standing_finding_until_it_i
     }
     let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
     assert_eq!(code, 3, "{stderr}");
-    assert!(stderr.contains("reviewing again for --fail-on") && fake.count("find") > finds, "{stderr}");
+    assert!(stderr.contains("decides nothing") && fake.count("find") > finds, "{stderr}");
 
     host.reply_as(host.inline()[0].id, fakes::PERSON, "/gauntlet dismiss only admins reach this");
     let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
@@ -469,6 +479,11 @@ async fn a_push_the_gate_skips_still_fails_on_what_stands() {
     let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
     assert!(stderr.contains("skipped"), "the gate skipped the push: {stderr}");
     assert_eq!(code, 3, "{stderr}");
+    // The new head gets a check run too, from what stands: a required check is
+    // neither left pending nor green.
+    let head = git(ci.dir.path(), &["rev-parse", "HEAD"]);
+    let last = host.state().check_runs.last().cloned().expect("a check run");
+    assert_eq!((last.head_sha.as_str(), last.conclusion.as_deref()), (head.trim(), Some("failure")), "{last:#?}");
 }
 
 /// A finding only the overview shows (over `--max-comments 0`) that a later run

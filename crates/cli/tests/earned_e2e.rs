@@ -98,38 +98,12 @@ impl Run {
     async fn gauntlet(&self, command: &str, args: &[&str], extra: &[(&str, &str)]) -> (i32, String, String) {
         let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
         let uri = self.host.server.uri();
-        let base = git(self.dir.path(), &["rev-parse", "main"]).trim().to_string();
-        let head = git(self.dir.path(), &["rev-parse", "HEAD"]).trim().to_string();
-        let env: Vec<(&str, String)> = match self.kind {
-            Kind::GitHub => vec![
-                ("GITHUB_ACTIONS", "true".into()),
-                ("GITHUB_EVENT_NAME", "pull_request".into()),
-                ("GITHUB_EVENT_PATH", self.event.path().to_str().unwrap().into()),
-                ("GITHUB_REPOSITORY", "o/r".into()),
-                ("GITHUB_API_URL", uri),
-                ("GITHUB_TOKEN", "ghs_faketoken123".into()),
-                ("GITHUB_STEP_SUMMARY", self.summary.path().to_str().unwrap().into()),
-            ],
-            Kind::GitLab => vec![
-                ("GITLAB_CI", "true".into()),
-                ("CI_MERGE_REQUEST_IID", "3".into()),
-                ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base),
-                ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", head),
-                ("GAUNTLET_GITLAB_TOKEN", "glpat-fake".into()),
-                ("CI_API_V4_URL", format!("{uri}/api/v4")),
-                ("CI_PROJECT_ID", "7".into()),
-            ],
-            Kind::Azure => vec![
-                ("TF_BUILD", "True".into()),
-                ("SYSTEM_PULLREQUEST_PULLREQUESTID", "5".into()),
-                ("SYSTEM_PULLREQUEST_SOURCECOMMITID", head),
-                ("SYSTEM_PULLREQUEST_TARGETBRANCH", "refs/heads/main".into()),
-                ("SYSTEM_ACCESSTOKEN", "azure-fake-token".into()),
-                ("SYSTEM_COLLECTIONURI", format!("{uri}/org/")),
-                ("SYSTEM_TEAMPROJECT", "My Project".into()),
-                ("BUILD_REPOSITORY_ID", "repo-id".into()),
-            ],
+        let pipeline = match self.kind {
+            Kind::GitHub => support::Pipeline::GitHub,
+            Kind::GitLab => support::Pipeline::GitLab,
+            Kind::Azure => support::Pipeline::Azure,
         };
+        let env = support::ci_vars(pipeline, self.dir.path(), &uri, self.event.path(), self.summary.path());
         let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
         env.extend_from_slice(extra);
         let mut all = vec![command];
@@ -150,10 +124,7 @@ impl Run {
     }
 
     fn write_event(&self) {
-        let base = git(self.dir.path(), &["rev-parse", "main"]);
-        let head = git(self.dir.path(), &["rev-parse", "HEAD"]);
-        let e = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head.trim()}, "draft": false, "state": "open", "user": {"login": "alice"}}});
-        std::fs::write(self.event.path(), e.to_string()).unwrap();
+        support::write_github_event(self.dir.path(), self.event.path());
     }
 
     fn history_requests(&self) -> usize {

@@ -109,12 +109,25 @@ pub struct Existing {
     /// What could not be read in full (a listing cut at its page cap): the
     /// overview says so, since a dismissal may be in the part not read.
     pub unread: Vec<String>,
-    /// Who besides the pipeline last edited the overview, or why the host could
-    /// not say; what its marker remembers is then not carried over ([`crate::sync::sync`]).
-    /// Only GitLab sets it: it keeps just a note's last editor, which the next
-    /// run's rewrite of the overview would hide. GitHub lists every edit for a
-    /// later read to see, and Azure DevOps lets only a comment's author edit it.
+    /// Why the overview cannot be taken as the pipeline's own, when it cannot:
+    /// someone besides the pipeline last edited it (GitLab keeps just a note's last
+    /// editor, which the next run's rewrite would hide), or its text is not what the
+    /// pipeline last wrote there, as `ci` checks against a record it keeps outside
+    /// the comment (on GitHub any workflow posts and edits under the pipeline's
+    /// identity). Such an overview decides nothing ([`Existing::marker`]), and what
+    /// its marker remembers is not carried over but for the held findings' ids
+    /// ([`crate::sync::sync`]).
     pub overview_edited: Option<String>,
+}
+
+impl Existing {
+    /// The overview's marker, when the overview can be taken as the pipeline's own
+    /// ([`Existing::overview_edited`] is unset): only then may it say which head
+    /// was reviewed, or what stands.
+    pub fn marker(&self) -> Option<crate::marker::OverviewMarker> {
+        let overview = self.overview.as_ref().filter(|_| self.overview_edited.is_none())?;
+        crate::marker::OverviewMarker::parse(&overview.body)
+    }
 }
 
 /// An inline comment to create.

@@ -7,7 +7,7 @@
 use crate::body;
 use crate::dismissal::Dismissals;
 use crate::host::Existing;
-use crate::marker::{FindingMarker, OverviewMarker};
+use crate::marker::FindingMarker;
 use crate::plan::{Options, Plan, Reviewed, plan_sync};
 use crate::suggest::Dialect;
 use gauntlet_review::contract::Severity;
@@ -39,10 +39,11 @@ pub fn standing(existing: &Existing, plan: &Plan) -> Vec<Standing> {
 
 /// What stands on the pull request when this run reviews nothing (the head was
 /// reviewed already): every open thread nobody dismissed, and every finding the
-/// overview holds. `None` when the overview was written before it recorded the
-/// findings it holds: then only a review can tell.
+/// overview holds. `None` when the overview cannot be taken as the pipeline's own
+/// ([`Existing::marker`]), or was written before it recorded the findings it
+/// holds: then only a review can tell.
 pub fn without_review(existing: &Existing, dismissals: &Dismissals) -> Option<Vec<Standing>> {
-    let marker = existing.overview.as_ref().and_then(|o| OverviewMarker::parse(&o.body))?;
+    let marker = existing.marker()?;
     let held = marker.held?;
     let nothing = Reviewed::Only(BTreeSet::new());
     let opts = Options { cap: 0, reviewed: &nothing, head: &marker.head, dialect: Dialect::Plain, dismissals };

@@ -62,6 +62,9 @@ pub struct Summary {
     pub in_overview: usize,
     pub over_cap: usize,
     pub overview_created: bool,
+    /// The overview's text as this sync wrote it, for the caller to keep a record
+    /// of ([`Existing::marker`] believes an overview only as far as it can check it).
+    pub overview: String,
 }
 
 impl std::fmt::Display for Summary {
@@ -266,6 +269,7 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
     summary.dismissed = plan.dismissed.len();
     summary.in_overview = plan.overview.len();
     summary.over_cap = plan.over_cap;
+    summary.overview = overview;
     Ok(summary)
 }
 

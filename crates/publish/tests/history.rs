@@ -309,3 +309,59 @@ async fn an_overview_finding_is_counted_in_the_era_that_raised_it() {
         assert_eq!(eras, want, "{kind:?}: {:#?}", read.records);
     }
 }
+
+/// Pull request 3 of the scenario on `kind`, changed by `edit`, read in full.
+async fn read_pr3_edited(kind: Kind, edit: impl FnOnce(&mut RPull)) -> Read {
+    let mut repo = scenario(kind);
+    edit(repo.pulls.iter_mut().find(|p| p.number == 3).unwrap());
+    let fake = FakeRepo::start(kind, repo).await;
+    history::read(fake.host().as_ref(), &scope(50)).await.unwrap()
+}
+
+/// The author copies the pipeline's markers into comments of their own: its
+/// finding comment on D, marked resolved, as a reply in D's thread and as a
+/// comment on the pull request, and its overview, remembering one more finding
+/// as fixed. None of it moves a figure `gauntlet stats` or earned blocking reads.
+#[tokio::test]
+async fn markers_the_author_copies_into_their_own_comments_move_no_figure() {
+    for kind in [Kind::GitHub, Kind::GitLab, Kind::Azure] {
+        let baseline = read_pr3_edited(kind, |_| {}).await;
+        let read = read_pr3_edited(kind, |pr3| {
+            let d = pr3.threads.iter_mut().find(|t| t.path == "src/d.rs").unwrap();
+            let resolved = d.body.replace("id=", "state=resolved id=").replacen(" -->", " state=resolved -->", 1);
+            d.replies.push((AUTHOR.into(), resolved.clone()));
+            let overview = pr3.overviews[0].body.replacen(" gone=", " gone=fh.f999.logic+", 1);
+            assert_ne!(overview, pr3.overviews[0].body, "the copy remembers one more finding");
+            pr3.comments.push((AUTHOR.into(), resolved));
+            pr3.comments.push((AUTHOR.into(), overview));
+        })
+        .await;
+        assert_eq!(read.records, baseline.records, "{kind:?}");
+        assert_eq!(figures(&read.records).total, tally(3, 2, 3, 3), "{kind:?}");
+    }
+}
+
+/// Someone other than the pipeline, here a person with write access, edits the
+/// pipeline's overview to remember a finding as fixed: the overview is left out
+/// whole, and nothing it claims is counted. Azure DevOps lets only a comment's
+/// author edit it.
+#[tokio::test]
+async fn an_overview_someone_else_edited_is_left_out_whole() {
+    for kind in [Kind::GitHub, Kind::GitLab] {
+        let baseline = read_pr3_edited(kind, |_| {}).await;
+        let read = read_pr3_edited(kind, |pr3| {
+            let overview = &mut pr3.overviews[0];
+            overview.body = overview.body.replacen(" gone=", " gone=fh.f999.logic+", 1);
+            overview.edited_by = Some(PERSON.into());
+        })
+        .await;
+        // The overview's own findings (J, K, L, N) go with it; A keeps its comment.
+        let from_overview =
+            |r: &&gauntlet_publish::outcome::Record| r.pr == 3 && r.finding.starts_with(['j', 'k', 'l', 'n']);
+        let want: Vec<_> = baseline.records.iter().filter(|r| !from_overview(r)).cloned().collect();
+        assert_eq!(baseline.records.len() - want.len(), 4, "{kind:?}: {:#?}", baseline.records);
+        assert_eq!(read.records, want, "{kind:?}");
+        assert!(read.records.iter().all(|r| r.finding != "f999"), "{kind:?}");
+        assert_eq!(read.edited, baseline.edited + 1, "{kind:?}");
+    }
+}

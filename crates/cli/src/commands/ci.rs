@@ -18,7 +18,7 @@ use crate::settings::{BlockingMode, Env, Settings};
 use crate::trusted::Trusted;
 use anyhow::{Context, Result, bail};
 use gauntlet_change::git::Git;
-use gauntlet_publish::{CodeHost, Existing, OverviewMarker, azure, github, gitlab};
+use gauntlet_publish::{CodeHost, Existing, azure, github, gitlab};
 use gauntlet_report::{Format, Options};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Severity;
@@ -30,6 +30,8 @@ use std::process::ExitCode;
 pub(crate) mod earned;
 mod publish;
 mod scope;
+mod seal;
+mod skip;
 mod status;
 mod suggest;
 
@@ -65,6 +67,11 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     );
     let runtime = tokio::runtime::Runtime::new()?;
     let mut poster = connect(&ctx, &runtime);
+    // Only an overview the pipeline can check it wrote decides what was reviewed.
+    let seal = seal::Seal::at(git, &ctx, env);
+    if let Ok((_, existing)) = poster.as_mut() {
+        seal.check(existing);
+    }
     let existing = poster.as_ref().ok().map(|(_, e)| e);
     let scope = scope::decide(git, existing, &ctx.head, args.full);
     let mut review_args = args.review.clone();
@@ -137,18 +144,21 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
             let code = skipped(&review, format, &opts)?;
             // A change the gate skips (a lockfile bump after a failing run) must not
             // pass what still stands on the pull request, in either blocking mode.
-            let Some(min) = fail_on else { return Ok(code) };
             let Some(tally) = publish::unreviewed(&runtime, &poster, policy)? else { return Ok(code) };
-            if !tally.standing.iter().any(|s| s.severity.weight() >= min.weight()) {
-                return Ok(code);
-            }
-            return Ok(exit_code(&[], &blocking().0, &tally, &[]));
+            let stands = |min: Severity| tally.standing.iter().any(|s| s.severity.weight() >= min.weight());
+            // Earned blocking's record is read only when something could block.
+            let block = match fail_on {
+                Some(min) if stands(min) => blocking().0,
+                _ => Blocking { min: fail_on, earned: None },
+            };
+            skip::show(&runtime, &poster, &ctx, block.min, &tally, args.codequality.as_deref())?;
+            return Ok(exit_code(&[], &block, &tally, &[]));
         }
         Plan::Run(prepared) => prepared,
     };
     let (block, mode_note) = blocking();
     if let Scope::Same { last } = &scope {
-        let marker = existing.and_then(|e| e.overview.as_ref()).and_then(|o| OverviewMarker::parse(&o.body));
+        let marker = existing.and_then(Existing::marker);
         let same = marker.is_some_and(|m| m.rules == prepared.rules_version() && m.config == config_digest);
         // Under earned blocking, findings of earlier runs carry no reviewer this
         // run can weigh, so a run that blocks reviews again rather than skip.
@@ -165,15 +175,16 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
             // from what stands on the pull request (open threads nobody dismissed, at
             // the severity their comment names, and the findings the overview's marker
             // records as held). An overview too old to record those gets a review.
-            let standing = match block.min {
-                None => Some(publish::Tally::default()),
-                Some(_) => publish::unreviewed(&runtime, &poster, policy)?,
-            };
+            // The check run, status and Code Quality report follow what stands now,
+            // so a dismissal since the last run shows without a push.
+            let standing = publish::unreviewed(&runtime, &poster, policy)?;
+            let standing = if block.min.is_none() { Some(standing.unwrap_or_default()) } else { standing };
             if let Some(tally) = standing {
                 crate::progress::say!(
                     "gauntlet: skipped: {} was already reviewed with the same rules and config (--force reviews it again)",
                     short(last)
                 );
+                skip::show(&runtime, &poster, &ctx, block.min, &tally, args.codequality.as_deref())?;
                 return Ok(exit_code(&[], &block, &tally, &[]));
             }
             crate::progress::say!(
@@ -210,6 +221,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         suggest,
         policy,
         unapplied_rules,
+        seal: &seal,
     };
     let (posted, tally) = publish::post(&runtime, &mut poster, &review, &target)?;
     publish::summary(&ctx, &review, &posted)?;

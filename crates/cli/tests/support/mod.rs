@@ -366,6 +366,63 @@ pub async fn gauntlet_env(
     (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
 }
 
+/// A CI system `gauntlet ci` can run in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pipeline {
+    GitHub,
+    GitLab,
+    Azure,
+}
+
+/// The variables `gauntlet ci` reads in `pipeline` for a pull request from
+/// `feature` into `main` of the repository in `dir`, with the code host at `uri`:
+/// the publisher fakes' pull requests (GitHub's 1, whose event payload is at
+/// `event`, with the job summary at `summary`; GitLab's 3; Azure DevOps' 5).
+pub fn ci_vars(pipeline: Pipeline, dir: &Path, uri: &str, event: &Path, summary: &Path) -> Vec<(&'static str, String)> {
+    let base = git(dir, &["rev-parse", "main"]).trim().to_string();
+    let head = git(dir, &["rev-parse", "HEAD"]).trim().to_string();
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    match pipeline {
+        Pipeline::GitHub => vec![
+            ("GITHUB_ACTIONS", "true".into()),
+            ("GITHUB_EVENT_NAME", "pull_request".into()),
+            ("GITHUB_EVENT_PATH", path(event)),
+            ("GITHUB_REPOSITORY", "o/r".into()),
+            ("GITHUB_API_URL", uri.into()),
+            ("GITHUB_TOKEN", "ghs_faketoken123".into()),
+            ("GITHUB_STEP_SUMMARY", path(summary)),
+        ],
+        Pipeline::GitLab => vec![
+            ("GITLAB_CI", "true".into()),
+            ("CI_MERGE_REQUEST_IID", "3".into()),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base),
+            ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", head),
+            ("GAUNTLET_GITLAB_TOKEN", "glpat-fake".into()),
+            ("CI_API_V4_URL", format!("{uri}/api/v4")),
+            ("CI_PROJECT_ID", "7".into()),
+        ],
+        Pipeline::Azure => vec![
+            ("TF_BUILD", "True".into()),
+            ("SYSTEM_PULLREQUEST_PULLREQUESTID", "5".into()),
+            ("SYSTEM_PULLREQUEST_SOURCECOMMITID", head),
+            ("SYSTEM_PULLREQUEST_TARGETBRANCH", "refs/heads/main".into()),
+            ("SYSTEM_ACCESSTOKEN", "azure-fake-token".into()),
+            ("SYSTEM_COLLECTIONURI", format!("{uri}/org/")),
+            ("SYSTEM_TEAMPROJECT", "My Project".into()),
+            ("BUILD_REPOSITORY_ID", "repo-id".into()),
+        ],
+    }
+}
+
+/// Write GitHub's `pull_request` event for the repository in `dir` to `event`:
+/// pull request 1, from `feature` (its head) into `main`, opened by `alice`.
+pub fn write_github_event(dir: &Path, event: &Path) {
+    let base = git(dir, &["rev-parse", "main"]);
+    let head = git(dir, &["rev-parse", "HEAD"]);
+    let e = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head.trim()}, "draft": false, "state": "open", "user": {"login": "alice"}}});
+    std::fs::write(event, e.to_string()).unwrap();
+}
+
 /// The `gauntlet` command [`gauntlet_env`] runs, for a test that needs the process.
 pub fn command(
     dir: &Path,

@@ -199,7 +199,7 @@ pub fn key(config: &HostConfig, policy: Policy) -> String {
 
 /// Whether `path` is a file git tracks in the repository (inside the checkout, as
 /// GitLab's cache folder must be).
-fn tracked(git: &Git, path: &std::path::Path) -> bool {
+pub(crate) fn tracked(git: &Git, path: &std::path::Path) -> bool {
     // A tracked file exists, so its folder does: compare real paths.
     let real = |p: &std::path::Path| p.canonicalize().ok();
     let (Some(dir), Some(name), Some(root)) = (path.parent().and_then(real), path.file_name(), real(git.root())) else {

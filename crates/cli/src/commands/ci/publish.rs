@@ -43,6 +43,8 @@ pub struct Target<'a> {
     /// The files that decide how gauntlet reviews which this pull request
     /// changes; the review used the base's (see [`crate::trusted`]).
     pub unapplied_rules: Vec<String>,
+    /// Where the overview this run writes is remembered, for the next run to check.
+    pub seal: &'a super::seal::Seal,
 }
 
 /// What an interruption before posting leaves behind.
@@ -154,6 +156,9 @@ pub fn post(
         };
         NotPosted { why, partly: e.posted_something(), uncertain: e.outcome_unknown() }
     });
+    if let Ok(summary) = &summary {
+        target.seal.keep(&summary.overview);
+    }
     Ok((summary.map(|summary| format!("posted to {}: {summary}", host.name())), tally))
 }
 
@@ -231,7 +236,7 @@ pub fn unreviewed(runtime: &tokio::runtime::Runtime, poster: &Poster, policy: Po
 /// such overview or git cannot compare the two (an earlier head a force-push
 /// left out of this clone, say).
 fn since_last(git: &Git, existing: &Existing, head: &str) -> Option<Vec<FileDiff>> {
-    let last = existing.overview.as_ref().and_then(|o| OverviewMarker::parse(&o.body))?.head;
+    let last = existing.marker()?.head;
     // Only a commit id goes to git as an argument.
     let last = Some(last).filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))?;
     let text = git.diff(&["--unified=0", &last, head, "--"]).ok()?;

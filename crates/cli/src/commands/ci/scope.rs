@@ -6,7 +6,7 @@ use super::short;
 use crate::ci_env::CiContext;
 use anyhow::{Result, bail};
 use gauntlet_change::git::Git;
-use gauntlet_publish::{Existing, OverviewMarker};
+use gauntlet_publish::Existing;
 
 const DEPTH_HINT: &str = "check out with the full history: GitHub `actions/checkout` with `fetch-depth: 0`, \
 GitLab `GIT_DEPTH: 0`, Azure Pipelines `fetchDepth: 0`";
@@ -58,13 +58,13 @@ fn ensure(git: &Git, what: &str, sha: &str) -> Result<()> {
     Ok(())
 }
 
-/// Incremental unless `full`, there is no earlier run, its head is no longer an
-/// ancestor of this one (a force-push rewrote the branch), or it could not
-/// validate every candidate: what it left undecided is judged again, whether
-/// this is a re-run of the same head or a later push that leaves its file alone.
+/// Incremental unless `full`, there is no earlier run the pipeline can take as
+/// its own ([`Existing::marker`]: a forged or edited overview names no head), its
+/// head is no longer an ancestor of this one (a force-push rewrote the branch), or
+/// it could not validate every candidate: what it left undecided is judged again,
+/// whether this is a re-run of the same head or a later push that leaves its file alone.
 pub fn decide(git: &Git, existing: Option<&Existing>, head: &str, full: bool) -> Scope {
-    let marker = existing.and_then(|e| e.overview.as_ref()).and_then(|o| OverviewMarker::parse(&o.body));
-    let Some(marker) = marker else { return Scope::Full { note: None } };
+    let Some(marker) = existing.and_then(Existing::marker) else { return Scope::Full { note: None } };
     if marker.incomplete {
         let note = format!(
             "The last run (at {}) could not validate every candidate finding, so the whole pull request was reviewed again.",
