@@ -314,6 +314,9 @@ fn the_sweep_scores_each_threshold_as_published_and_again_with_minor_findings_co
     assert!(md.contains("counting the survivors the validator judged minor as published too"), "{md}");
     assert!(md.contains("| 75 | 2 | 50% | 50% | 0.33 | 100% |"), "{md}");
     assert!(md.contains("| 75 | 1 | 100% | 50% | 0.00 | 100% |"), "{md}");
+    // A minor survivor is still a candidate its reviewer raised: the noise table counts it.
+    let candidates = |b: &Backtest| b.reviewers.iter().map(|r| (r.reviewer.clone(), r.candidates)).collect::<Vec<_>>();
+    assert_eq!(candidates(&b), candidates(&backtest(3, false)));
     let html = gauntlet_backtest::html::render(&b);
     let minor_table = &html[html.find("<table id=\"sweep-minor-table\">").expect("the HTML page shows it too")..];
     assert!(minor_table.contains("<tr><td>75</td><td>2</td><td>50%</td>"), "{minor_table}");
