@@ -46,6 +46,7 @@ pub fn render(b: &Backtest) -> String {
     }
     totals(&mut h, b);
     chart(&mut h, &b.threshold_sweep.points, &b.threshold_sweep.basis);
+    with_minor(&mut h, &b.threshold_sweep.with_minor);
     reviewers(&mut h, b);
     let _ = writeln!(h, "<h2>Cases</h2><div id=\"cases\">");
     for c in &b.cases {
@@ -135,9 +136,24 @@ fn chart(h: &mut String, points: &[Point], basis: &str) {
     };
     h.push_str("<h2>Precision and recall by threshold</h2>");
     h.push_str(&chart.render());
-    h.push_str(
-        "<table id=\"sweep-table\"><tr><th>threshold</th><th>published</th><th>precision</th>\
-                <th>recall</th><th>FP per case</th><th>silent clean</th></tr>\n",
+    sweep_table(h, "sweep-table", points);
+    let _ = writeln!(h, "<p class=\"basis\">Each threshold is {}.</p>", escape(basis));
+}
+
+/// The sweep counting the survivors the validator judged minor as published too.
+fn with_minor(h: &mut String, points: &[Point]) {
+    if points.is_empty() {
+        return;
+    }
+    h.push_str("<h2>By threshold, minor findings counted as published</h2>");
+    sweep_table(h, "sweep-minor-table", points);
+}
+
+fn sweep_table(h: &mut String, id: &str, points: &[Point]) {
+    let _ = writeln!(
+        h,
+        "<table id=\"{id}\"><tr><th>threshold</th><th>published</th><th>precision</th>\
+                <th>recall</th><th>FP per case</th><th>silent clean</th></tr>",
     );
     for p in points {
         let _ = writeln!(
@@ -151,7 +167,7 @@ fn chart(h: &mut String, points: &[Point], basis: &str) {
             pct(p.silent_clean_share)
         );
     }
-    let _ = writeln!(h, "</table><p class=\"basis\">Each threshold is {}.</p>", escape(basis));
+    h.push_str("</table>");
 }
 
 fn reviewers(h: &mut String, b: &Backtest) {

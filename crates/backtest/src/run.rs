@@ -303,10 +303,12 @@ fn score_pipeline(case: &Case, review: &Review, rule: MatchRule) -> PipelineResu
     }
 }
 
-/// Every candidate the finders proposed, wherever it ended: published, unverified
-/// or dropped for any reason (ungrounded, disproved, below the threshold, a duplicate).
+/// Every candidate the finders proposed, wherever it ended: published, listed as
+/// minor, unverified or dropped for any reason (ungrounded, disproved, below the
+/// threshold, a duplicate).
 fn candidates(review: &Review) -> Vec<Reported> {
-    let kept = review.published.iter().chain(&review.unverified).map(|p| (&p.reviewer, p.location.clone(), &p.claim));
+    let kept = review.published.iter().chain(&review.minor).chain(&review.unverified);
+    let kept = kept.map(|p| (&p.reviewer, p.location.clone(), &p.claim));
     let dropped = review.dropped.iter().map(|d| (&d.reviewer, d.location.clone(), &d.claim));
     kept.chain(dropped)
         .map(|(reviewer, location, claim)| Reported {

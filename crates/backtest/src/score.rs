@@ -303,7 +303,7 @@ pub fn noise_of<'a>(tally: &'a mut BTreeMap<String, ReviewerNoise>, name: &str) 
 }
 
 /// Add one pipeline run to the per-reviewer tally. Every candidate ends in exactly
-/// one of published, unverified or dropped, so those three lists count them.
+/// one of published, minor, unverified or dropped, so those four lists count them.
 pub fn tally_reviewers(
     tally: &mut BTreeMap<String, ReviewerNoise>,
     review: &Review,
@@ -320,7 +320,8 @@ pub fn tally_reviewers(
             noise_of(tally, name).published += 1;
         }
     }
-    for name in review.unverified.iter().map(|u| &u.reviewer).chain(review.dropped.iter().map(|d| &d.reviewer)) {
+    let listed = review.minor.iter().chain(&review.unverified).map(|u| &u.reviewer);
+    for name in listed.chain(review.dropped.iter().map(|d| &d.reviewer)) {
         noise_of(tally, name).candidates += 1;
     }
     for (name, n) in true_positives {

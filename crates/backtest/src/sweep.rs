@@ -3,6 +3,11 @@
 //! adjudicator is a pure function of the verdicts and the threshold, so no model
 //! is asked again; the verdicts themselves were made once, at the configured
 //! threshold (a rubber-stamp re-check, when one ran, is part of them).
+//!
+//! Each threshold is scored twice, by impact: once as the pipeline publishes
+//! (consequential survivors only) and once counting the survivors the validator
+//! called minor as published too, so the report shows what listing minor findings
+//! instead of publishing them costs in recall and buys in precision.
 
 use crate::corpus::{Case, Kind};
 use crate::score::{MatchRule, Reported, ratio, score_with};
@@ -17,24 +22,45 @@ pub const THRESHOLDS: [u8; 5] = [0, 25, 50, 75, 100];
 pub const BASIS: &str = "recomputed by the pure adjudicator from the verdicts of this run, which were made once at \
                          the configured threshold (rubber-stamp re-checks included); no model was asked again";
 
+/// Which survivors at or above a threshold a sweep row counts as published.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Counted {
+    /// The consequential ones: what the pipeline publishes.
+    #[default]
+    Consequential,
+    /// The minor ones too: what publishing every verified survivor would give.
+    WithMinor,
+}
+
+/// Both ways of counting, the published one first.
+pub const COUNTED: [Counted; 2] = [Counted::Consequential, Counted::WithMinor];
+
 /// One case at one threshold.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CaseSweep {
     pub threshold: u8,
+    /// Records written before impact existed counted only what was published.
+    #[serde(default)]
+    pub counted: Counted,
     pub published: usize,
     pub true_positives: usize,
     pub false_positives: usize,
     pub caught: usize,
 }
 
-/// Score `review`'s verdicts at every threshold of the sweep.
+/// Score `review`'s verdicts at every threshold of the sweep, both ways of counting.
 pub fn of_case(case: &Case, review: &Review, rule: MatchRule) -> Vec<CaseSweep> {
-    THRESHOLDS
+    COUNTED
         .iter()
-        .map(|&threshold| {
-            let published: Vec<Reported> = adjudicate(&review.judged, threshold)
+        .flat_map(|&counted| THRESHOLDS.iter().map(move |&threshold| (counted, threshold)))
+        .map(|(counted, threshold)| {
+            let adjudicated = adjudicate(&review.judged, threshold);
+            let minor = if counted == Counted::WithMinor { adjudicated.minor.as_slice() } else { &[] };
+            let published: Vec<Reported> = adjudicated
                 .published
                 .iter()
+                .chain(minor)
                 .map(|j| Reported {
                     reviewer: j.finding.reviewer.clone(),
                     location: j.finding.location.to_string(),
@@ -46,6 +72,7 @@ pub fn of_case(case: &Case, review: &Review, rule: MatchRule) -> Vec<CaseSweep> 
             let s = score_with(&case.defects, &case.also_real, &published, rule);
             CaseSweep {
                 threshold,
+                counted,
                 published: s.published,
                 true_positives: s.true_positives,
                 false_positives: s.false_positives,
@@ -73,19 +100,34 @@ pub struct Point {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sweep {
     pub basis: String,
+    /// As published: consequential survivors only.
     pub points: Vec<Point>,
+    /// The same thresholds, counting minor survivors as published too.
+    #[serde(default)]
+    pub with_minor: Vec<Point>,
 }
 
 /// Add the cases up at each threshold. `cases` are the scored cases: their kind,
 /// known defects and sweep.
 pub fn totals<'a>(cases: impl IntoIterator<Item = (Kind, usize, &'a [CaseSweep])> + Clone) -> Sweep {
-    let points = THRESHOLDS
+    Sweep {
+        basis: BASIS.to_string(),
+        points: points(cases.clone(), Counted::Consequential),
+        with_minor: points(cases, Counted::WithMinor),
+    }
+}
+
+/// The corpus at each threshold, counting survivors as `counted` says.
+fn points<'a>(cases: impl IntoIterator<Item = (Kind, usize, &'a [CaseSweep])> + Clone, counted: Counted) -> Vec<Point> {
+    THRESHOLDS
         .iter()
         .map(|&threshold| {
             let mut p = Point { threshold, ..Point::default() };
             let (mut defects, mut fps, mut scored, mut clean, mut silent) = (0, 0, 0, 0, 0);
             for (kind, known, sweep) in cases.clone() {
-                let Some(at) = sweep.iter().find(|s| s.threshold == threshold) else { continue };
+                let Some(at) = sweep.iter().find(|s| s.threshold == threshold && s.counted == counted) else {
+                    continue;
+                };
                 scored += 1;
                 p.published += at.published;
                 p.true_positives += at.true_positives;
@@ -103,8 +145,7 @@ pub fn totals<'a>(cases: impl IntoIterator<Item = (Kind, usize, &'a [CaseSweep])
             p.silent_clean_share = ratio(silent, clean);
             p
         })
-        .collect();
-    Sweep { basis: BASIS.to_string(), points }
+        .collect()
 }
 
 /// The sweep as a Markdown table (empty when no case was scored).
@@ -112,12 +153,23 @@ pub fn markdown(sweep: &Sweep) -> String {
     if sweep.points.iter().all(|p| p.published == 0 && p.recall.is_none()) {
         return String::new();
     }
+    let mut out = String::from("\n## By threshold\n\n");
+    table(&mut out, &sweep.points);
+    if !sweep.with_minor.is_empty() {
+        out.push_str("\nThe same thresholds, counting the survivors the validator judged minor as published too:\n\n");
+        table(&mut out, &sweep.with_minor);
+    }
+    out.push_str(&format!("\nEach row is {}.\n", sweep.basis));
+    out
+}
+
+fn table(out: &mut String, points: &[Point]) {
     let pct = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{:.0}%", v * 100.0));
-    let mut out = String::from(
-        "\n## By threshold\n\n| threshold | published | precision | recall | FP per case | silent clean |\n\
+    out.push_str(
+        "| threshold | published | precision | recall | FP per case | silent clean |\n\
          | --- | --- | --- | --- | --- | --- |\n",
     );
-    for p in &sweep.points {
+    for p in points {
         let fp = p.fp_per_case.map_or("–".to_string(), |v| format!("{v:.2}"));
         out.push_str(&format!(
             "| {} | {} | {} | {} | {fp} | {} |\n",
@@ -128,6 +180,4 @@ pub fn markdown(sweep: &Sweep) -> String {
             pct(p.silent_clean_share)
         ));
     }
-    out.push_str(&format!("\nEach row is {}.\n", sweep.basis));
-    out
 }

@@ -6,9 +6,10 @@ mod support;
 use gauntlet_backtest::corpus::{self, Kind};
 use gauntlet_backtest::report::{Backtest, Meta, summarise};
 use gauntlet_backtest::run::run_all;
+use gauntlet_backtest::sweep::Point;
 use serde_json::json;
 use std::path::Path;
-use support::{Scripted, baseline, bundle_case, finder, finding, setup, verdict};
+use support::{Script, Scripted, baseline, bundle_case, finder, finding, judged_as, setup, verdict};
 
 const AUTH_BASE: &str = "def can_delete(user, doc):
     if user.is_admin:
@@ -123,10 +124,14 @@ fn scripts() -> Vec<support::Script> {
 }
 
 fn backtest(tolerance: u32, with_baseline: bool) -> Backtest {
+    backtest_of(scripts(), tolerance, with_baseline)
+}
+
+fn backtest_of(scripts: Vec<Script>, tolerance: u32, with_baseline: bool) -> Backtest {
     let dir = tempfile::tempdir().unwrap();
     corpus(dir.path());
     let cases = corpus::load(dir.path()).unwrap();
-    let setup = setup(Scripted::new(scripts()), with_baseline, tolerance);
+    let setup = setup(Scripted::new(scripts), with_baseline, tolerance);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let results = run_all(&cases, &setup, runtime.handle(), &|_| {});
     let meta = Meta {
@@ -284,6 +289,37 @@ fn the_threshold_sweep_readjudicates_the_same_verdicts() {
     let md = gauntlet_backtest::markdown::render(&b);
     assert!(md.contains("| 100 | 1 | 100% | 50% | 0.00 | 100% |"), "{md}");
     assert!(md.contains("| 75 | 2 | 50% | 50% | 0.33 | 100% |"), "{md}");
+}
+
+#[test]
+fn the_sweep_scores_each_threshold_as_published_and_again_with_minor_findings_counted() {
+    // NOISE is true of the code, but the validator judges it minor.
+    let mut scripts = scripts();
+    let noise = scripts.iter().position(|s| s.step == "validate" && s.contains == Some(NOISE)).unwrap();
+    scripts[noise] =
+        judged_as(NOISE, "survives", "auth.py:8 `doc.title = title.strip()` drops whitespace", 75, "minor");
+    let b = backtest_of(scripts, 3, false);
+    let at = |points: &[Point], t: u8| points.iter().find(|p| p.threshold == t).unwrap().clone();
+    let (published, with_minor) = (&b.threshold_sweep.points, &b.threshold_sweep.with_minor);
+    assert_eq!(with_minor.iter().map(|p| p.threshold).collect::<Vec<_>>(), vec![0, 25, 50, 75, 100]);
+    // As published, the minor survivor is not a false positive: precision 1/1 at 75.
+    let p75 = at(published, 75);
+    assert_eq!((p75.published, p75.true_positives, p75.precision), (1, 1, Some(1.0)));
+    assert_eq!(b.gauntlet.totals.precision, p75.precision, "at the configured threshold the sweep is the run");
+    // Counted as published it is one, exactly as before impact was asked.
+    let m75 = at(with_minor, 75);
+    assert_eq!((m75.published, m75.true_positives, m75.precision), (2, 1, Some(0.5)));
+    assert_eq!(at(with_minor, 100), at(published, 100), "nothing minor at 100");
+    let md = gauntlet_backtest::markdown::render(&b);
+    assert!(md.contains("counting the survivors the validator judged minor as published too"), "{md}");
+    assert!(md.contains("| 75 | 2 | 50% | 50% | 0.33 | 100% |"), "{md}");
+    assert!(md.contains("| 75 | 1 | 100% | 50% | 0.00 | 100% |"), "{md}");
+    // A minor survivor is still a candidate its reviewer raised: the noise table counts it.
+    let candidates = |b: &Backtest| b.reviewers.iter().map(|r| (r.reviewer.clone(), r.candidates)).collect::<Vec<_>>();
+    assert_eq!(candidates(&b), candidates(&backtest(3, false)));
+    let html = gauntlet_backtest::html::render(&b);
+    let minor_table = &html[html.find("<table id=\"sweep-minor-table\">").expect("the HTML page shows it too")..];
+    assert!(minor_table.contains("<tr><td>75</td><td>2</td><td>50%</td>"), "{minor_table}");
 }
 
 /// A mined escape can be the very commit that added a secret (its fix took it out):

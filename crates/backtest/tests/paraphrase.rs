@@ -42,7 +42,7 @@ fn survives() -> Script {
         step: "validate",
         reviewer: None,
         contains: None,
-        answer: json!({"verdict": "survives", "evidence": "the change does what the claim says", "confidence": 100})
+        answer: json!({"verdict": "survives", "evidence": "the change does what the claim says", "confidence": 100, "impact": "consequential"})
             .to_string(),
     }
 }

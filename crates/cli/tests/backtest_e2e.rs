@@ -38,7 +38,7 @@ fn scripts() -> Vec<Script> {
         verdict(
             "validate",
             RESET,
-            &[json!({"verdict": "survives", "confidence": 100,
+            &[json!({"verdict": "survives", "confidence": 100, "impact": "consequential",
             "evidence": "stocksync/sync.py:29 `save_cursor(db, 0)` runs on every rejected batch"})],
         ),
         naive,

@@ -24,7 +24,7 @@ async fn the_html_report_renders_in_chromium_with_every_case_and_no_injected_ele
                 "evidence": "save_cursor(db, 0)", "severity": "high"}]),
     );
     found.claim = Some("save_cursor(db, 0)");
-    let holds = json!({"verdict": "survives", "confidence": 100,
+    let holds = json!({"verdict": "survives", "confidence": 100, "impact": "consequential",
                        "evidence": "stocksync/sync.py:29 `save_cursor(db, 0)` runs on every rejected batch"});
     let (server, _fake) =
         Fake::start(Wire::Anthropic, vec![found, verdict("validate", "resets the cursor to zero", &[holds])]).await;

@@ -18,7 +18,7 @@ fn mined_scripts() -> Vec<Script> {
                 "evidence": "return items[start:start+size+1]", "severity": "high"}]),
     );
     found.claim = Some("start+size+1]");
-    let holds = json!({"verdict": "survives", "confidence": 100,
+    let holds = json!({"verdict": "survives", "confidence": 100, "impact": "consequential",
                        "evidence": "src/paging.py:3 `return items[start:start+size+1]` takes size + 1 items"});
     vec![found, verdict("validate", OFF_BY_ONE, &[holds])]
 }
@@ -115,7 +115,7 @@ fn sample_scripts() -> Vec<Script> {
                 "evidence": "save_cursor(db, 0)", "severity": "high"}]),
     );
     found.claim = Some("save_cursor(db, 0)");
-    let holds = json!({"verdict": "survives", "confidence": 75,
+    let holds = json!({"verdict": "survives", "confidence": 75, "impact": "consequential",
                        "evidence": "stocksync/sync.py:29 `save_cursor(db, 0)` runs on every rejected batch"});
     vec![found, verdict("validate", RESET, &[holds])]
 }

@@ -17,7 +17,7 @@ const REAL: &str = "Any user can delete any document because the ownership check
 
 fn scripts() -> Vec<support::Script> {
     let finding = json!({"lens": "failure_scenario", "location": "src/auth.py:4", "claim": REAL, "evidence": "    return True", "severity": "high"});
-    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100});
+    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100, "impact": "consequential"});
     vec![finder("correctness", json!([finding])), verdict("validate", REAL, &[survives])]
 }
 
@@ -513,4 +513,40 @@ async fn a_held_finding_a_later_run_no_longer_finds_is_recorded_fixed_or_withdra
         let gone: Vec<(String, bool)> = marker.gone.iter().map(|g| (g.id.clone(), g.fixed)).collect();
         assert_eq!(gone, vec![(held[0].id.clone(), fix)], "{}", host.overviews()[0]);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_verified_minor_finding_is_listed_once_in_the_overview_never_inline_and_never_fails_the_job() {
+    // The head renames nothing and breaks the owner check (consequential, medium);
+    // the validator judges the second finding true but minor (the finder said high).
+    const NIT: &str = "The function name no longer describes a check that always allows.";
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let real = json!({"lens": "failure_scenario", "location": "src/auth.py:4", "claim": REAL, "evidence": "    return True", "severity": "medium"});
+    let nit = json!({"lens": "blast_radius", "location": "src/auth.py:1", "claim": NIT, "evidence": "def can_delete(user, doc):", "severity": "high"});
+    let holds = |line: u32, code: &str, impact: &str| json!({"verdict": "survives", "evidence": format!("src/auth.py:{line} `{code}` is what the claim says"), "confidence": 75, "impact": impact});
+    let scripts = vec![
+        finder("correctness", json!([real, nit])),
+        verdict("validate", REAL, &[holds(4, "return True", "consequential")]),
+        verdict("validate", NIT, &[holds(1, "def can_delete(user, doc):", "minor")]),
+    ];
+    let (model, _) = Fake::start(Wire::Anthropic, scripts).await;
+    let host = fakes::github::start().await;
+    let (code, stdout, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high", "--format", "json"]).await;
+    assert_eq!(code, 0, "a minor finding never counts toward --fail-on, whatever the finder's severity: {stderr}");
+    let inline = host.inline();
+    assert_eq!(inline.len(), 1, "only the consequential finding is a comment: {inline:#?}");
+    let body = &inline[0].notes[0].body;
+    assert!(body.contains(REAL) && !body.contains(NIT), "{body}");
+    let overview = host.overviews().join("\n");
+    assert_eq!(overview.matches(NIT).count(), 1, "listed once: {overview}");
+    assert!(overview.contains("### Minor (verified, not published as comments)"), "{overview}");
+    assert!(overview.contains("`src/auth.py:1` · low · `correctness`"), "severity capped at low: {overview}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["minor"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(
+        (report["minor"][0]["claim"].as_str(), report["minor"][0]["severity"].as_str()),
+        (Some(NIT), Some("low"))
+    );
+    assert_eq!(report["published"].as_array().unwrap().len(), 1);
+    assert_eq!(report["funnel"]["minor"], 1);
 }

@@ -33,7 +33,7 @@ fn major(description: &str) -> Value {
 }
 
 fn survives(location: &str) -> Value {
-    json!({"verdict": "survives", "evidence": format!("{location} the change does what the claim says"), "confidence": 100})
+    json!({"verdict": "survives", "evidence": format!("{location} the change does what the claim says"), "confidence": 100, "impact": "consequential"})
 }
 
 /// A review that publishes `REAL` at src/auth.py:4, and a fix loop whose primary

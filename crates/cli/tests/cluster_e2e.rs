@@ -25,7 +25,7 @@ fn finding(location: &str, claim: &str, evidence: &str, severity: &str) -> Value
 /// range. Only the representative (high, one line, `correctness`) has a verdict
 /// scripted: validating any other member would get a 500 and show as a gap.
 fn one_defect_three_ways() -> Vec<Script> {
-    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100});
+    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100, "impact": "consequential"});
     vec![
         finder("correctness", json!([finding("src/auth.py:4", BY_CORRECTNESS, "    return True", "high")])),
         finder("security-privacy", json!([finding("src/auth.py:3-4", BY_SECURITY, "return True", "high")])),
@@ -104,7 +104,7 @@ const FIRST: &str = "`first` returns `items[1]`, the second element.";
 /// on the first pass; the re-check (if asked) keeps them at 100.
 async fn rubber_stamp_run(confidences: [u8; 3]) -> (Fake, Value) {
     let dir = repo(&[("src/calc.py", THREE_FUNCTIONS_BASE)], &[("src/calc.py", THREE_FUNCTIONS_HEAD)]);
-    let at = |line: u32, code: &str, confidence: u8| json!({"verdict": "survives", "evidence": format!("src/calc.py:{line} `{code}` is what the claim says"), "confidence": confidence});
+    let at = |line: u32, code: &str, confidence: u8| json!({"verdict": "survives", "evidence": format!("src/calc.py:{line} `{code}` is what the claim says"), "confidence": confidence, "impact": "consequential"});
     let mut scripts = vec![finder(
         "correctness",
         json!([
@@ -149,8 +149,8 @@ async fn three_survivors_all_at_full_confidence_are_checked_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_disproved_representative_hands_over_to_the_next_member() {
     let dir = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
-    let disproved = json!({"verdict": "disproved", "evidence": "src/auth.py:3 `return True` for admins was already there", "confidence": 75});
-    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` now also for non-owners", "confidence": 100});
+    let disproved = json!({"verdict": "disproved", "evidence": "src/auth.py:3 `return True` for admins was already there", "confidence": 75, "impact": "consequential"});
+    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` now also for non-owners", "confidence": 100, "impact": "consequential"});
     let scripts = vec![
         finder("correctness", json!([finding("src/auth.py:4", BY_CORRECTNESS, "    return True", "high")])),
         finder("error-handling", json!([finding("src/auth.py:2-4", BY_ERRORS, "return True", "medium")])),
@@ -208,8 +208,8 @@ async fn a_test_gap_about_code_with_no_published_defect_is_validated_like_any_fi
         &[("src/auth.py", BASE), ("tests/test_auth.py", TEST_BASE)],
         &[("src/auth.py", HEAD), ("tests/test_auth.py", TEST_HEAD)],
     );
-    let disproved = json!({"verdict": "disproved", "evidence": "src/auth.py:3 `return True` for admins was already there", "confidence": 75});
-    let gap_survives = json!({"verdict": "survives", "evidence": "tests/test_auth.py:8 `assert can_delete(owner, doc)` only covers owners", "confidence": 75});
+    let disproved = json!({"verdict": "disproved", "evidence": "src/auth.py:3 `return True` for admins was already there", "confidence": 75, "impact": "consequential"});
+    let gap_survives = json!({"verdict": "survives", "evidence": "tests/test_auth.py:8 `assert can_delete(owner, doc)` only covers owners", "confidence": 75, "impact": "consequential"});
     let scripts = vec![
         finder("correctness", json!([finding("src/auth.py:4", BY_CORRECTNESS, "    return True", "high")])),
         finder(
@@ -250,7 +250,7 @@ async fn a_cross_file_twin_is_one_comment_at_the_primary_location_naming_the_oth
     let (base, head) = (git(dir.path(), &["rev-parse", "main"]), git(dir.path(), &["rev-parse", "HEAD"]));
     let pr = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head.trim()}, "draft": false, "state": "open", "user": {"login": "alice"}}});
     std::fs::write(event.path(), pr.to_string()).unwrap();
-    let survives = json!({"verdict": "survives", "evidence": "api/users.py:4 `\"name\": user.display_name,` renames the key", "confidence": 100});
+    let survives = json!({"verdict": "survives", "evidence": "api/users.py:4 `\"name\": user.display_name,` renames the key", "confidence": 100, "impact": "consequential"});
     let scripts = vec![
         finder(
             "correctness",

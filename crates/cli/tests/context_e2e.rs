@@ -97,7 +97,7 @@ async fn contract_drift_sees_the_renamed_rust_field_and_the_typescript_client_to
             "validate",
             RENAMED,
             &[
-                json!({"verdict": "survives", "evidence": "web/src/client.ts:12 `user.displayName` is still read", "confidence": 100}),
+                json!({"verdict": "survives", "evidence": "web/src/client.ts:12 `user.displayName` is still read", "confidence": 100, "impact": "consequential"}),
             ],
         ),
     ];

@@ -107,7 +107,7 @@ async fn fix_reviews_inline_and_applies_converged_patches_only_with_apply() {
             "validate",
             LAST,
             &[
-                json!({"verdict": "survives", "evidence": "calc.py:2 `items[len(items)]` is past the end", "confidence": 100}),
+                json!({"verdict": "survives", "evidence": "calc.py:2 `items[len(items)]` is past the end", "confidence": 100, "impact": "consequential"}),
             ],
         ),
         script("report_work", LAST, vec![patch(LAST_FIX)]),

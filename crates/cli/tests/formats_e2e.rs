@@ -16,7 +16,7 @@ const CLAIM: &str = "The refund is paid <twice> when the callback retries.";
 fn broken_validator() -> Vec<support::Script> {
     let finding = json!({"lens": "failure_scenario", "location": "src/pay.py:2", "claim": CLAIM,
                          "evidence": "    pay(order.total)", "severity": "high"});
-    let wrong = json!({"verdict": "valid", "evidence": "src/pay.py:2 `pay(order.total)`", "confidence": 75});
+    let wrong = json!({"verdict": "valid", "evidence": "src/pay.py:2 `pay(order.total)`", "confidence": 75, "impact": "consequential"});
     vec![finder("correctness", json!([finding])), verdict("validate", "paid", &[wrong.clone(), wrong])]
 }
 

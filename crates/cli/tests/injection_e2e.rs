@@ -103,14 +103,14 @@ fn scripts(hostile: &str) -> Vec<support::Script> {
             "validate",
             "Any user can delete",
             &[
-                json!({"verdict": "survives", "evidence": "src/app.py:4 `return True` replaced the owner check", "confidence": 100}),
+                json!({"verdict": "survives", "evidence": "src/app.py:4 `return True` replaced the owner check", "confidence": 100, "impact": "consequential"}),
             ],
         ),
         verdict(
             "validate",
             "The admin branch is reached",
             &[
-                json!({"verdict": "survives", "evidence": format!("src/app.py:2 `if user.is_admin:` {hostile}"), "confidence": 100}),
+                json!({"verdict": "survives", "evidence": format!("src/app.py:2 `if user.is_admin:` {hostile}"), "confidence": 100, "impact": "consequential"}),
             ],
         ),
     ]

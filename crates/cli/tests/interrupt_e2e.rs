@@ -28,8 +28,7 @@ fn answer(step: &'static str, value: Value) -> Script {
 fn scripts() -> Vec<Script> {
     let finding = json!({"lens": "failure_scenario", "location": "calc.py:2", "claim": LAST,
                          "evidence": "return items[len(items)]", "severity": "high"});
-    let survives =
-        json!({"verdict": "survives", "evidence": "calc.py:2 `items[len(items)]` is past the end", "confidence": 100});
+    let survives = json!({"verdict": "survives", "evidence": "calc.py:2 `items[len(items)]` is past the end", "confidence": 100, "impact": "consequential"});
     vec![
         finder("correctness", json!([finding])),
         verdict("validate", LAST, &[survives]),

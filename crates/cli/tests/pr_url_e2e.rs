@@ -42,7 +42,7 @@ async fn a_pull_request_url_is_fetched_and_reviewed_without_posting() {
         .mount(&api)
         .await;
     let finding = json!({"lens": "failure_scenario", "location": "src/auth.py:4", "claim": REAL, "evidence": "    return True", "severity": "high"});
-    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100});
+    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100, "impact": "consequential"});
     let (model, fake) = Fake::start(
         Wire::Anthropic,
         vec![finder("correctness", json!([finding])), verdict("validate", REAL, &[survives])],

@@ -23,7 +23,9 @@ fn scripts() -> Vec<Script> {
         verdict(
             "validate",
             CLAIM,
-            &[json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True`", "confidence": 100})],
+            &[
+                json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True`", "confidence": 100, "impact": "consequential"}),
+            ],
         ),
     ]
 }

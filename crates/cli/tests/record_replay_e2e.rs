@@ -24,7 +24,7 @@ fn scripts() -> Vec<support::Script> {
             REAL,
             &[
                 tool("search", json!({"pattern": "return True"})),
-                json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True`", "confidence": 100}),
+                json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True`", "confidence": 100, "impact": "consequential"}),
             ],
         ),
     ]

@@ -56,27 +56,29 @@ fn scripts() -> Vec<support::Script> {
             "validate",
             REAL,
             &[
-                json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced `return doc.owner_id == user.id`", "confidence": 100}),
+                json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced `return doc.owner_id == user.id`", "confidence": 100, "impact": "consequential"}),
             ],
         ),
         verdict(
             "validate",
             INTENDED,
             &[
-                json!({"verdict": "disproved", "evidence": "src/auth.py:7-8 `if not title:` then `return doc`: an intended no-op for empty input", "confidence": 75}),
+                json!({"verdict": "disproved", "evidence": "src/auth.py:7-8 `if not title:` then `return doc`: an intended no-op for empty input", "confidence": 75, "impact": "consequential"}),
             ],
         ),
         verdict(
             "validate",
             UNREAD,
             &[
-                json!({"verdict": "disproved", "evidence": "src/session.py:10 `user.is_admin = verify(token)` sets it server-side", "confidence": 100}),
+                json!({"verdict": "disproved", "evidence": "src/session.py:10 `user.is_admin = verify(token)` sets it server-side", "confidence": 100, "impact": "consequential"}),
             ],
         ),
         verdict(
             "validate",
             GARBLED,
-            &[json!({"verdict": "false_positive", "evidence": "src/auth.py:9 `doc.title`", "confidence": 75})],
+            &[
+                json!({"verdict": "false_positive", "evidence": "src/auth.py:9 `doc.title`", "confidence": 75, "impact": "consequential"}),
+            ],
         ),
     ]
 }
@@ -116,7 +118,7 @@ async fn full_pipeline_on(wire: Wire) {
     );
     assert_eq!(
         report["funnel"],
-        json!({"candidates": 5, "grounded": 4, "clustered": 4, "survived": 2, "published": 1})
+        json!({"candidates": 5, "grounded": 4, "clustered": 4, "survived": 2, "published": 1, "minor": 0})
     );
 
     // The unread disproof and the garbled verdict were each re-asked exactly once.
@@ -149,7 +151,7 @@ async fn openai_wire_publishes_only_grounded_survivors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rubber_stamp_triggers_a_stricter_second_validation() {
     let dir = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
-    let survive = |loc: &str| json!({"verdict": "survives", "evidence": format!("{loc} the code does what the claim says"), "confidence": 75});
+    let survive = |loc: &str| json!({"verdict": "survives", "evidence": format!("{loc} the code does what the claim says"), "confidence": 75, "impact": "consequential"});
     let scripts = vec![
         finder(
             "correctness",
@@ -167,14 +169,14 @@ async fn rubber_stamp_triggers_a_stricter_second_validation() {
             "revalidate",
             INTENDED,
             &[
-                json!({"verdict": "disproved", "evidence": "src/auth.py:7 `if not title:` is an intended guard", "confidence": 75}),
+                json!({"verdict": "disproved", "evidence": "src/auth.py:7 `if not title:` is an intended guard", "confidence": 75, "impact": "consequential"}),
             ],
         ),
         verdict(
             "revalidate",
             GARBLED,
             &[
-                json!({"verdict": "disproved", "evidence": "src/auth.py:9 `doc.title = title.strip()` was already there", "confidence": 75}),
+                json!({"verdict": "disproved", "evidence": "src/auth.py:9 `doc.title = title.strip()` was already there", "confidence": 75, "impact": "consequential"}),
             ],
         ),
     ];

@@ -106,7 +106,7 @@ async fn disproof_resting_on_a_read_file_is_accepted_on(wire: Wire) {
             REAL,
             &[
                 read_session.clone(),
-                json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100}),
+                json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100, "impact": "consequential"}),
             ],
         ),
         verdict(
@@ -114,7 +114,7 @@ async fn disproof_resting_on_a_read_file_is_accepted_on(wire: Wire) {
             ADMIN,
             &[
                 read_session,
-                json!({"verdict": "disproved", "evidence": "src/session.py:10 `user.is_admin = verify(token)` is set server-side", "confidence": 100}),
+                json!({"verdict": "disproved", "evidence": "src/session.py:10 `user.is_admin = verify(token)` is set server-side", "confidence": 100, "impact": "consequential"}),
             ],
         ),
     ];
@@ -144,7 +144,7 @@ async fn openai_validator_disproof_resting_on_a_file_it_read_is_accepted() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disproof_citing_a_line_never_read_is_reasked_then_kept_as_survives() {
     let dir = repo_with(&[], &[]);
-    let cites_unread = json!({"verdict": "disproved", "evidence": "src/session.py:10 `user.is_admin = verify(token)`", "confidence": 100});
+    let cites_unread = json!({"verdict": "disproved", "evidence": "src/session.py:10 `user.is_admin = verify(token)`", "confidence": 100, "impact": "consequential"});
     let scripts = vec![
         finder("correctness", json!([finding("src/auth.py:2", ADMIN, "if user.is_admin:")])),
         verdict(
@@ -191,7 +191,7 @@ async fn every_sandbox_escape_is_refused_as_a_tool_error() {
             &[
                 tools(&calls),
                 tool("search", json!({"pattern": "SECRET|root:", "glob": "**"})),
-                json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True`", "confidence": 100}),
+                json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True`", "confidence": 100, "impact": "consequential"}),
             ],
         ),
     ];
@@ -214,7 +214,7 @@ async fn every_sandbox_escape_is_refused_as_a_tool_error() {
 async fn step_limit_ends_the_loop_with_a_recorded_gap() {
     let dir = repo_with(&[], &[]);
     let mut answers = vec![tool("list_dir", json!({"path": "src"})); 9];
-    answers.push(json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True`", "confidence": 100}));
+    answers.push(json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True`", "confidence": 100, "impact": "consequential"}));
     let scripts = vec![
         finder("correctness", json!([finding("src/auth.py:4", REAL, "return True")])),
         verdict("validate", REAL, &answers),
@@ -251,7 +251,7 @@ async fn a_disproof_citing_a_file_read_whole_and_the_changed_file_is_accepted() 
             ADMIN,
             &[
                 tool("read_file", json!({"path": "src/session.py"})),
-                json!({"verdict": "disproved", "evidence": TWO_PLACES, "confidence": 100}),
+                json!({"verdict": "disproved", "evidence": TWO_PLACES, "confidence": 100, "impact": "consequential"}),
             ],
         ),
     ];
@@ -279,7 +279,7 @@ async fn each_rejected_disproof_is_told_and_recorded_with_its_real_cause() {
     ];
     for (evidence, why) in cases {
         let dir = repo_with(&[], &[]);
-        let wrong = json!({"verdict": "disproved", "evidence": evidence, "confidence": 100});
+        let wrong = json!({"verdict": "disproved", "evidence": evidence, "confidence": 100, "impact": "consequential"});
         let scripts = vec![
             finder("correctness", json!([finding("src/auth.py:2", ADMIN, "if user.is_admin:")])),
             verdict("validate", ADMIN, &[tool("read_file", json!({"path": "src/session.py"})), wrong.clone(), wrong]),
@@ -304,7 +304,7 @@ fn reading_finder(reads: usize) -> support::Script {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reviewers_read_by_default_and_may_ground_a_finding_in_what_they_read() {
     let dir = repo_with(&[], &[]);
-    let survives = json!({"verdict": "survives", "evidence": "src/session.py:10 `user.is_admin = verify(token)`", "confidence": 100});
+    let survives = json!({"verdict": "survives", "evidence": "src/session.py:10 `user.is_admin = verify(token)`", "confidence": 100, "impact": "consequential"});
     let scripts = vec![reading_finder(1), verdict("validate", ADMIN, &[survives])];
     let (report, fake) = review(&dir.path().join("repo"), Wire::Anthropic, scripts).await;
     let finds: Vec<Value> = fake.seen().into_iter().filter(|s| s.step == "find").map(|s| s.body).collect();
@@ -319,7 +319,7 @@ async fn reviewers_read_by_default_and_may_ground_a_finding_in_what_they_read() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reviewer_past_its_three_steps_answers_and_the_gap_names_its_setting() {
     let dir = repo_with(&[], &[]);
-    let survives = json!({"verdict": "survives", "evidence": "src/session.py:10 `user.is_admin = verify(token)`", "confidence": 100});
+    let survives = json!({"verdict": "survives", "evidence": "src/session.py:10 `user.is_admin = verify(token)`", "confidence": 100, "impact": "consequential"});
     let scripts = vec![reading_finder(4), verdict("validate", ADMIN, &[survives])];
     let (report, fake) = review(&dir.path().join("repo"), Wire::Anthropic, scripts).await;
     assert_eq!(fake.count("find"), 5, "3 tool turns, the one over the limit, then the forced answer");
@@ -343,4 +343,42 @@ async fn reviewer_tools_off_offers_reviewers_no_tools() {
     let finds: Vec<Value> = fake.seen().into_iter().filter(|s| s.step == "find").map(|s| s.body).collect();
     assert_eq!(finds.len(), 1);
     assert!(!finds[0]["tools"].to_string().contains("read_file"), "{}", finds[0]["tools"]);
+}
+
+/// A finder whose one finding is that the admin flag is trusted; the validator
+/// answers `survives` at 75 citing the line of src/session.py that sets the flag,
+/// after reading `reads` (none, or the file).
+async fn survivor_at_75_citing_session_py(reads: &[Value]) -> Value {
+    let dir = repo_with(&[], &[]);
+    let survives = json!({"verdict": "survives", "evidence": "src/session.py:10 `user.is_admin = verify(token)` is the only place the flag is set, and it trusts the token", "confidence": 75, "impact": "consequential"});
+    let mut answers = reads.to_vec();
+    answers.push(survives);
+    let scripts = vec![
+        finder("correctness", json!([finding("src/auth.py:2", ADMIN, "if user.is_admin:")])),
+        verdict("validate", ADMIN, &answers),
+    ];
+    review(&dir.path().join("repo"), Wire::Anthropic, scripts).await.0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_survivor_verified_on_a_file_it_never_read_is_held_to_50_and_not_published() {
+    let report = survivor_at_75_citing_session_py(&[]).await;
+    assert_eq!(report["published"], json!([]), "{report}");
+    assert_eq!(dropped_reason(&report, ADMIN), "below_threshold");
+    let dropped = report["dropped"].as_array().unwrap().iter().find(|d| d["claim"] == ADMIN).unwrap();
+    assert_eq!(dropped["confidence"], 50);
+    assert_eq!(
+        dropped["detail"],
+        "confidence 50 is under the threshold 75 (confidence 75 held to 50: the verdict cited src/session.py:10, \
+         which was never shown or read)"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_survivor_verified_on_the_file_it_read_keeps_its_75_and_is_published() {
+    let read = tool("read_file", json!({"path": "src/session.py", "start_line": 1, "end_line": 12}));
+    let report = survivor_at_75_citing_session_py(&[read]).await;
+    let published = &report["published"][0];
+    assert_eq!((published["claim"].as_str(), published["confidence"].as_u64()), (Some(ADMIN), Some(75)), "{report}");
+    assert_eq!(published["read"], json!(["src/session.py"]));
 }

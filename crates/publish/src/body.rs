@@ -281,8 +281,12 @@ pub fn overview(review: &Review, marker: &OverviewMarker, facts: &OverviewFacts<
     let f = &review.funnel;
     let _ = writeln!(
         out,
-        "**Funnel:** candidates {} → grounded {} → survived {} → published {}\n",
-        f.candidates, f.grounded, f.survived, f.published
+        "**Funnel:** candidates {} → grounded {} → survived {} → published {}{}\n",
+        f.candidates,
+        f.grounded,
+        f.survived,
+        f.published,
+        if f.minor > 0 { format!(", minor {}", f.minor) } else { String::new() }
     );
     let _ = writeln!(out, "{}\n", summary(review, facts));
     for note in &facts.notes {
@@ -297,8 +301,29 @@ pub fn overview(review: &Review, marker: &OverviewMarker, facts: &OverviewFacts<
     findings(&mut out, "Could not be verified either way (not published: check by hand)", &unverified, false);
     // Coverage before dismissals: what was not reviewed must survive the size cap.
     coverage(&mut out, review);
+    minor(&mut out, review);
     dismissal_section(&mut out, &facts.dismissals);
     out
+}
+
+/// Verified findings the validator judged minor: one line each, here and nowhere
+/// else on the pull request (never a thread, never a gate), so nothing verified is
+/// hidden and nothing minor competes with what matters.
+fn minor(out: &mut String, review: &Review) {
+    if review.minor.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "### Minor (verified, not published as comments)\n");
+    for (i, p) in review.minor.iter().enumerate() {
+        let line =
+            format!("- {} · {} · {}: {}\n", code(&p.location), p.severity.as_str(), code(&p.reviewer), text(&p.claim));
+        if out.len() + line.len() > OVERVIEW_LIMIT {
+            let _ = writeln!(out, "- …and {} more: see the job log.", review.minor.len() - i);
+            break;
+        }
+        out.push_str(&line);
+    }
+    out.push('\n');
 }
 
 fn summary(review: &Review, facts: &OverviewFacts<'_>) -> String {
@@ -311,6 +336,12 @@ fn summary(review: &Review, facts: &OverviewFacts<'_>) -> String {
     if review.published.is_empty() {
         // The same words the report formats use: an incomplete review is no clean bill.
         parts = vec![match gauntlet_report::coverage::counts(review) {
+            None if !review.minor.is_empty() => {
+                format!(
+                    "No findings published; {} (see below).",
+                    plural(review.minor.len(), "minor finding", "minor findings")
+                )
+            }
             None => "No findings.".to_string(),
             Some(counts) => format!("No findings published, but coverage is incomplete: {counts} (see below)."),
         }];

@@ -102,6 +102,12 @@ pub(crate) fn empty_verdict(review: &Review) -> Option<String> {
         return None;
     }
     Some(match counts(review) {
+        None if !review.minor.is_empty() => {
+            format!(
+                "No findings published; {} (see below).",
+                crate::fmt::plural(review.minor.len(), "minor finding", "minor findings")
+            )
+        }
         None => "No findings.".to_string(),
         Some(counts) => format!("No findings published, but coverage is incomplete: {counts} (see below)."),
     })

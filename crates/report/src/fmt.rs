@@ -12,11 +12,27 @@ pub(crate) fn short_rev(rev: &str) -> &str {
 }
 
 pub(crate) fn funnel(f: &Funnel) -> String {
-    format!(
+    let line = format!(
         "candidates {} → grounded {} → clustered {} → survived {} → published {}",
         f.candidates, f.grounded, f.clustered, f.survived, f.published
-    )
+    );
+    // Verified but minor: counted, so a survivor that was not published is not lost.
+    if f.minor > 0 { format!("{line} (+ {} minor, listed)", f.minor) } else { line }
 }
+
+/// One line for a finding the validator judged minor: where, how severe (capped),
+/// who raised it and what it claims; `name` renders the location and reviewers,
+/// `prose` the claim, each as the format escapes untrusted text.
+pub(crate) fn minor_line(
+    p: &gauntlet_review::review::Published,
+    name: impl Fn(&str) -> String,
+    prose: impl Fn(&str) -> String,
+) -> String {
+    format!("{} · {} · {}: {}", name(&p.location), p.severity.as_str(), name(&raised_by(p)), prose(&p.claim))
+}
+
+/// The terminal's heading of the minor list, after the count.
+pub(crate) const MINOR_HEADING: &str = "minor (verified, not published: never a comment, never gating)";
 
 /// Every reviewer that raised a finding, comma-separated.
 pub(crate) fn raised_by(p: &gauntlet_review::review::Published) -> String {

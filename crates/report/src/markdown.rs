@@ -27,6 +27,14 @@ pub(crate) fn render(review: &Review, opts: &Options) -> String {
             details(&mut out, &format!("{}.", i + 1), p);
         }
     }
+    if !review.minor.is_empty() {
+        let _ = writeln!(out, "### Minor findings ({})\n", review.minor.len());
+        out.push_str("Verified, but judged minor: not published, never a comment, never gating.\n\n");
+        for p in &review.minor {
+            let _ = writeln!(out, "- {}", fmt::minor_line(p, code, text));
+        }
+        out.push('\n');
+    }
     if !review.unverified.is_empty() {
         out.push_str("### Could not be verified either way\n\n");
         out.push_str("Not published: check these by hand.\n\n");

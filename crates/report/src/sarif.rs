@@ -140,6 +140,10 @@ fn invocation(review: &Review) -> Value {
         let text = format!("could not be verified either way, not published: {} {}", u.location, u.claim);
         notes.push(notification("warning", text));
     }
+    for m in &review.minor {
+        let text = format!("minor, verified, not published: {} {}", m.location, m.claim);
+        notes.push(notification("note", text));
+    }
     for n in &review.not_reviewed {
         notes.push(notification("note", format!("not reviewed: {} ({})", n.path, n.reason)));
     }

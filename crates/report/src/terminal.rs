@@ -61,6 +61,12 @@ pub(crate) fn render(review: &Review, opts: &Options) -> String {
             finding(&mut out, p);
         }
     }
+    if !review.minor.is_empty() {
+        out.heading(&format!("{} {}", review.minor.len(), fmt::MINOR_HEADING));
+        for p in &review.minor {
+            out.line(&format!("  - {}", fmt::minor_line(p, one_line, one_line)));
+        }
+    }
     if !review.unverified.is_empty() {
         out.heading("could not be verified either way (not published; check by hand)");
         for p in &review.unverified {

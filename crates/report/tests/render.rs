@@ -135,7 +135,7 @@ fn full() -> Review {
             finding: None,
             message: "provider error: 529 overloaded (after 3 attempts)".into(),
         }],
-        funnel: Funnel { candidates: 9, grounded: 6, clustered: 5, survived: 3, published: 2 },
+        funnel: Funnel { candidates: 9, grounded: 6, clustered: 5, survived: 3, published: 2, minor: 0 },
         validator_sessions: gauntlet_review::review::Sessions { run: 6, saved: 1, rechecked: false },
         usage: vec![
             usage("find", "standard", 4, 182_400, Some(0.6123), 31_200),
@@ -164,7 +164,7 @@ fn skipped() -> Review {
 
 fn clean() -> Review {
     Review {
-        funnel: Funnel { candidates: 2, grounded: 2, clustered: 2, survived: 0, published: 0 },
+        funnel: Funnel { candidates: 2, grounded: 2, clustered: 2, survived: 0, published: 0, minor: 0 },
         usage: vec![usage("find", "standard", 2, 40_000, Some(0.1402), 9_300)],
         reviewers: vec!["correctness".into(), "tests".into()],
         wall_ms: 9_412,
@@ -193,7 +193,7 @@ fn clustered() -> Review {
     ];
     Review {
         published: vec![p],
-        funnel: Funnel { candidates: 5, grounded: 5, clustered: 1, survived: 1, published: 1 },
+        funnel: Funnel { candidates: 5, grounded: 5, clustered: 1, survived: 1, published: 1, minor: 0 },
         validator_sessions: gauntlet_review::review::Sessions { run: 1, saved: 4, rechecked: false },
         reviewers: vec!["contract-drift".into(), "correctness".into(), "tests".into()],
         wall_ms: 12_000,

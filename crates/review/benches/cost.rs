@@ -126,7 +126,7 @@ impl Provider for Paraphrasing {
                 .collect();
             json!({ "findings": findings }).to_string()
         } else {
-            json!({"verdict": "survives", "evidence": "src/f0.rs:10 nothing bounds it", "confidence": 100}).to_string()
+            json!({"verdict": "survives", "evidence": "src/f0.rs:10 nothing bounds it", "confidence": 100, "impact": "consequential"}).to_string()
         };
         Ok(Response { json, tool_calls: Vec::new(), usage: Usage { input: 1000, output: 100, ..Usage::default() } })
     }

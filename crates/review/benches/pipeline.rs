@@ -276,9 +276,9 @@ fn verdict(request: &Request) -> String {
     let at = format!("src/f{file}.rs:{line}");
     if k == 0 {
         let evidence = format!("{at} `{}` is bounded", line_text(file, line).trim());
-        json!({ "verdict": "disproved", "evidence": evidence, "confidence": 75 }).to_string()
+        json!({ "verdict": "disproved", "evidence": evidence, "confidence": 75, "impact": "consequential" }).to_string()
     } else {
-        json!({ "verdict": "survives", "evidence": format!("{at} nothing bounds it"), "confidence": 75 }).to_string()
+        json!({ "verdict": "survives", "evidence": format!("{at} nothing bounds it"), "confidence": 75, "impact": "consequential" }).to_string()
     }
 }
 

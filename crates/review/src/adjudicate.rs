@@ -4,8 +4,14 @@
 //! (same file, overlapping lines, claim overlap >= 0.8) keeping the higher
 //! confidence; rank by severity weight x confidence. The walk order is a total
 //! order over the findings' content, so arrival order never matters.
+//!
+//! What is kept is then split by the validator's second answer, `impact`: the
+//! consequential are published; the minor are listed once, compactly, with their
+//! severity capped at [`MINOR_SEVERITY_CAP`], and never posted inline or counted
+//! by a gate. Confidence says whether a claim is true, impact whether it
+//! matters, so a true minor finding is neither published nor lost.
 
-use crate::contract::VerdictKind;
+use crate::contract::{Impact, Severity, VerdictKind};
 use crate::finding::{DropReason, Dropped, Judged};
 use crate::ground::bounded;
 use std::cmp::{Ordering, Reverse};
@@ -14,9 +20,19 @@ use std::collections::BTreeSet;
 /// Claim overlap at or above which two overlapping findings are twins.
 pub const TWIN_OVERLAP: f64 = 0.8;
 
+/// The highest severity a finding the validator called minor is shown with. The
+/// finder's severity says how bad the flaw would be; a validator that read the
+/// code and found it cosmetic or hypothetical has answered that it is not, and a
+/// minor finding never gates anyway, so it reads as low wherever it is listed.
+pub const MINOR_SEVERITY_CAP: Severity = Severity::Low;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Adjudication {
     pub published: Vec<Judged>,
+    /// Survivors at or above the threshold whose impact is minor, ranked like
+    /// `published`, severity capped at [`MINOR_SEVERITY_CAP`]. Listed once, never
+    /// inline, never counted by `--fail-on`.
+    pub minor: Vec<Judged>,
     /// High-severity survivors with a recorded evidence gap, under the threshold:
     /// "could not be verified either way". Never published inline.
     pub unverified: Vec<Judged>,
@@ -52,11 +68,21 @@ pub fn adjudicate(judged: &[Judged], threshold: u8) -> Adjudication {
     }
     kept.sort_by(|a, b| rank_order(a, b));
     dropped.sort_by_key(|(i, _)| *i);
+    let (published, minor): (Vec<&Judged>, Vec<&Judged>) =
+        kept.into_iter().partition(|j| j.impact == Impact::Consequential);
     Adjudication {
-        published: kept.into_iter().cloned().collect(),
+        published: published.into_iter().cloned().collect(),
+        minor: minor.into_iter().map(capped).collect(),
         unverified,
         dropped: dropped.into_iter().map(|(_, d)| d).collect(),
     }
+}
+
+/// A minor finding as it is listed: the finder's severity, at most the cap.
+fn capped(j: &Judged) -> Judged {
+    let mut j = j.clone();
+    j.finding.severity = j.finding.severity.min(MINOR_SEVERITY_CAP);
+    j
 }
 
 /// What the verdict, gap and threshold alone decide about a finding.
@@ -77,7 +103,10 @@ fn screen(j: &Judged, threshold: u8) -> Screen {
         return Screen::Drop(DropReason::UnverifiedDisproof, bounded(gap));
     }
     if j.confidence < threshold {
-        let detail = format!("confidence {} is under the threshold {threshold}", j.confidence);
+        let mut detail = format!("confidence {} is under the threshold {threshold}", j.confidence);
+        if let Some(why) = &j.capped {
+            detail = format!("{detail} ({why})");
+        }
         return Screen::Drop(DropReason::BelowThreshold, detail);
     }
     Screen::Candidate
@@ -112,9 +141,9 @@ fn tie_break(a: &Judged, b: &Judged) -> Ordering {
 }
 
 /// The fields no ordering rule names, last, so that the order is total.
-fn rest_key(j: &Judged) -> (&String, &Option<String>, bool, bool) {
+fn rest_key(j: &Judged) -> (&String, &Option<String>, bool, bool, Impact, &Option<String>) {
     let disproved = j.verdict == VerdictKind::Disproved;
-    (&j.validator_evidence, &j.gap, disproved, j.finding.inline)
+    (&j.validator_evidence, &j.gap, disproved, j.finding.inline, j.impact, &j.capped)
 }
 
 /// |A∩B| / min(|A|,|B|) over lowercased alphanumeric word sets; sets under 4 words

@@ -1,5 +1,6 @@
 //! The two model contracts, exactly as the design specifies them: the finder's
-//! `{"findings": [...]}` and the validator's `{"verdict", "evidence", "confidence"}`.
+//! `{"findings": [...]}` and the validator's `{"verdict", "evidence", "confidence",
+//! "impact"}`.
 //!
 //! Parsing is strict: the answer must be one JSON object and nothing else, with the
 //! exact literals of the schema. Anything else is a [`ContractError`] that the caller
@@ -100,6 +101,26 @@ pub enum VerdictKind {
     Disproved,
 }
 
+/// Whether a finding matters, a question apart from whether it is true: the
+/// confidence says how sure the validator is, this says what follows if it is right.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Impact {
+    /// Wrong behaviour, a crash, a build break, security, data loss, a broken contract.
+    Consequential,
+    /// Cosmetic, wording, style, or a hypothetical.
+    Minor,
+}
+
+impl Impact {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Impact::Consequential => "consequential",
+            Impact::Minor => "minor",
+        }
+    }
+}
+
 /// The validator's answer about one finding.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -107,6 +128,7 @@ pub struct Verdict {
     pub verdict: VerdictKind,
     pub evidence: String,
     pub confidence: u8,
+    pub impact: Impact,
 }
 
 /// The confidence rubric's levels.
@@ -203,12 +225,25 @@ pub fn parse_findings(text: &str) -> Result<Vec<RawFinding>, ContractError> {
 
 /// Parse and validate a validator answer.
 pub fn parse_verdict(text: &str) -> Result<Verdict, ContractError> {
-    let v: Verdict = serde_json::from_str(text.trim()).map_err(|e| ContractError::NotJson(e.to_string()))?;
+    let v: Verdict = serde_json::from_str(text.trim())
+        .map_err(|e| impact_error(text).unwrap_or_else(|| ContractError::NotJson(e.to_string())))?;
     if !CONFIDENCE_LEVELS.contains(&v.confidence) {
         return Err(invalid("confidence", format!("{} is not one of 0, 25, 50, 75, 100", v.confidence)));
     }
     check_text("evidence", &v.evidence, VERDICT_EVIDENCE_MAX)?;
     Ok(v)
+}
+
+/// `impact` by name when it is what broke an otherwise well-formed verdict: the
+/// re-ask then says which field to fix, not a column number.
+fn impact_error(text: &str) -> Option<ContractError> {
+    let value: Value = serde_json::from_str(text.trim()).ok()?;
+    let expected = r#"answer "consequential" or "minor""#;
+    match value.as_object()?.get("impact") {
+        None => Some(invalid("impact", format!("missing; {expected}"))),
+        Some(Value::String(s)) if s == "consequential" || s == "minor" => None,
+        Some(other) => Some(invalid("impact", format!("{other} is not one of the literals; {expected}"))),
+    }
 }
 
 fn check_text(field: &str, value: &str, max: usize) -> Result<(), ContractError> {
@@ -265,11 +300,12 @@ pub fn verdict_schema() -> Value {
     json!({
         "type": "object",
         "additionalProperties": false,
-        "required": ["verdict", "evidence", "confidence"],
+        "required": ["verdict", "evidence", "confidence", "impact"],
         "properties": {
             "verdict": {"type": "string", "enum": ["survives", "disproved"]},
             "evidence": {"type": "string", "maxLength": VERDICT_EVIDENCE_MAX},
-            "confidence": {"type": "integer", "enum": [0, 25, 50, 75, 100]}
+            "confidence": {"type": "integer", "enum": [0, 25, 50, 75, 100]},
+            "impact": {"type": "string", "enum": ["consequential", "minor"]}
         }
     })
 }
@@ -305,14 +341,33 @@ mod tests {
 
     #[test]
     fn false_positive_verdict_literal_is_a_violation() {
-        let text = r#"{"verdict":"false_positive","evidence":"a.rs:1 `x`","confidence":75}"#;
+        let text = r#"{"verdict":"false_positive","evidence":"a.rs:1 `x`","confidence":75,"impact":"minor"}"#;
         assert!(parse_verdict(text).is_err());
     }
 
     #[test]
     fn off_rubric_confidence_is_a_violation() {
-        let text = r#"{"verdict":"survives","evidence":"a.rs:1 `x`","confidence":80}"#;
+        let text = r#"{"verdict":"survives","evidence":"a.rs:1 `x`","confidence":80,"impact":"minor"}"#;
         assert!(parse_verdict(text).is_err());
+    }
+
+    #[test]
+    fn impact_is_one_of_two_exact_literals_and_never_optional() {
+        let with =
+            |impact: &str| format!(r#"{{"verdict":"survives","evidence":"a.rs:1 `x`","confidence":75{impact}}}"#);
+        assert_eq!(parse_verdict(&with(r#","impact":"minor""#)).unwrap().impact, Impact::Minor);
+        assert_eq!(parse_verdict(&with(r#","impact":"consequential""#)).unwrap().impact, Impact::Consequential);
+        for wrong in ["", r#","impact":"Minor""#, r#","impact":"major""#, r#","impact":"low""#, r#","impact":null"#] {
+            let error = parse_verdict(&with(wrong)).unwrap_err().to_string();
+            assert!(error.starts_with("impact: "), "{wrong}: {error}");
+        }
+    }
+
+    #[test]
+    fn the_verdict_schema_requires_impact_with_its_two_literals() {
+        let schema = verdict_schema();
+        assert!(schema["required"].as_array().unwrap().contains(&json!("impact")));
+        assert_eq!(schema["properties"]["impact"]["enum"], json!(["consequential", "minor"]));
     }
 
     #[test]
@@ -339,8 +394,10 @@ mod tests {
             error,
             format!("findings[1].evidence: {} characters; the limit is {EVIDENCE_MAX}", EVIDENCE_MAX + 7)
         );
-        let verdict =
-            format!(r#"{{"verdict":"survives","evidence":"{}","confidence":75}}"#, long(VERDICT_EVIDENCE_MAX + 1));
+        let verdict = format!(
+            r#"{{"verdict":"survives","evidence":"{}","confidence":75,"impact":"minor"}}"#,
+            long(VERDICT_EVIDENCE_MAX + 1)
+        );
         let error = parse_verdict(&verdict).unwrap_err().to_string();
         assert_eq!(
             error,

@@ -2,7 +2,7 @@
 //! [`Judged`] findings carrying the validator's verdict, then the adjudicator's
 //! published / unverified / dropped split.
 
-use crate::contract::{Lens, Location, Severity, VerdictKind};
+use crate::contract::{Impact, Lens, Location, Severity, VerdictKind};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -39,7 +39,12 @@ pub struct Judged {
     pub finding: Finding,
     pub verdict: VerdictKind,
     pub confidence: u8,
+    /// Whether the flaw matters if it is real (the validator's second answer).
+    pub impact: Impact,
     pub validator_evidence: String,
+    /// Set when code held a survivor's confidence down because its verdict rests
+    /// on code the validator never saw (see [`crate::ground::check_certainty`]).
+    pub capped: Option<String>,
     /// Set when code overrode the validator: a disproof that cited text never shown.
     pub gap: Option<String>,
     /// Files the validator read through its tools, sorted.

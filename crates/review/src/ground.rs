@@ -180,6 +180,30 @@ pub fn check_disproof(evidence: &str, records: &[&Shown]) -> Result<(), String> 
     Ok(())
 }
 
+/// The highest confidence a survivor keeps when its verdict rests on code the
+/// validator never saw: the rubric's "partly verified, a gap remains".
+pub const UNREAD_CONFIDENCE_CAP: u8 = 50;
+
+/// Why a `survives` verdict cannot claim to be verified (75 or 100), if it cannot:
+/// the rubric gives those levels only when the validator read the code that
+/// would disprove the claim and it did not. Code cannot know which code that is,
+/// but it can hold the verdict to what it says: every location the evidence cites
+/// must have been shown or read, and so must every file the claim itself names
+/// (`path:LINE`): the other file a cross-file claim depends on. Evidence that
+/// cites nothing is not held here; the prompt asks for a location first.
+pub fn check_certainty(claim: &str, evidence: &str, records: &[&Shown]) -> Result<(), String> {
+    if let Some(unseen) =
+        citations(evidence).into_iter().find(|l| !crate::shown::covers(records, &l.path, l.start, l.end))
+    {
+        return Err(format!("the verdict cited {unseen}, which was never shown or read"));
+    }
+    let read = |path: &str| records.iter().any(|r| r.paths().contains(path));
+    if let Some(unread) = citations(claim).into_iter().find(|l| !read(&l.path)) {
+        return Err(format!("the claim rests on {}, which was never shown or read", unread.path));
+    }
+    Ok(())
+}
+
 fn non_blank(text: &str) -> usize {
     text.chars().filter(|c| !c.is_whitespace()).count()
 }

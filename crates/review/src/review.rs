@@ -17,6 +17,9 @@ pub struct Review {
     pub rules_version: String,
     pub skipped: Option<Skip>,
     pub published: Vec<Published>,
+    /// Verified findings the validator judged minor (cosmetic, wording, style, a
+    /// hypothetical): listed once, compactly, never inline, never gating.
+    pub minor: Vec<Published>,
     pub unverified: Vec<Published>,
     pub dropped: Vec<Dropped>,
     pub not_reviewed: Vec<NotReviewed>,
@@ -241,6 +244,9 @@ pub struct Funnel {
     pub clustered: usize,
     pub survived: usize,
     pub published: usize,
+    /// Survivors at or above the threshold listed as minor instead of published.
+    #[serde(default)]
+    pub minor: usize,
 }
 
 /// Tokens and cost of one step on one model.

@@ -2,8 +2,8 @@
 //! monotonicity, dedupe keeps the higher confidence, nothing disproved or with a
 //! gap is ever published).
 
-use gauntlet_review::adjudicate::{Adjudication, adjudicate, claim_overlap};
-use gauntlet_review::contract::{Lens, Location, Severity, VerdictKind};
+use gauntlet_review::adjudicate::{Adjudication, MINOR_SEVERITY_CAP, adjudicate, claim_overlap};
+use gauntlet_review::contract::{Impact, Lens, Location, Severity, VerdictKind};
 use gauntlet_review::finding::{DropReason, Finding, Judged};
 use proptest::prelude::*;
 
@@ -22,7 +22,9 @@ fn judged(id: &str, loc: (&str, u32, u32), claim: &str, severity: Severity, conf
         },
         verdict: VerdictKind::Survives,
         confidence,
+        impact: Impact::Consequential,
         validator_evidence: format!("src/a.rs:{start} `x`"),
+        capped: None,
         gap: None,
         read: Vec::new(),
         raised_by: vec!["correctness".into()],
@@ -80,6 +82,36 @@ fn lower_severity_gap_is_dropped_as_unverified_disproof() {
     assert!(out.published.is_empty() && out.unverified.is_empty());
     assert_eq!(out.dropped[0].reason, DropReason::UnverifiedDisproof);
     assert_eq!(out.dropped[0].detail, "disproof quoted nothing from src/a.rs:3");
+}
+
+#[test]
+fn a_minor_survivor_at_the_threshold_is_listed_once_as_minor_with_low_severity_and_never_published() {
+    let mut minor = judged("minor", ("src/a.rs", 3, 3), CLAIM, Severity::High, 75);
+    minor.impact = Impact::Minor;
+    let real = judged("real", ("src/b.rs", 3, 3), OTHER, Severity::Medium, 75);
+    let out = adjudicate(&[minor.clone(), real], 75);
+    assert_eq!(ids(&out.published), ["real"], "the consequential survivor is published");
+    assert_eq!(ids(&out.minor), ["minor"]);
+    assert_eq!(out.minor[0].finding.severity, Severity::Low, "the finder said high; the validator said minor");
+    assert!(out.dropped.is_empty() && out.unverified.is_empty(), "listed once, nowhere else");
+    // Under the threshold it is dropped like any survivor, and the drop says why.
+    minor.confidence = 50;
+    let out = adjudicate(&[minor], 75);
+    assert!(out.minor.is_empty());
+    assert_eq!(out.dropped[0].reason, DropReason::BelowThreshold);
+}
+
+#[test]
+fn a_survivor_held_to_fifty_for_reading_too_little_says_so_when_dropped() {
+    let mut j = judged("held", ("src/a.rs", 3, 3), CLAIM, Severity::High, 50);
+    j.capped = Some("confidence 75 held to 50: the claim rests on src/z.rs, which was never shown or read".into());
+    let out = adjudicate(&[j], 75);
+    assert!(out.published.is_empty());
+    assert_eq!(
+        out.dropped[0].detail,
+        "confidence 50 is under the threshold 75 (confidence 75 held to 50: the claim rests on src/z.rs, which was \
+         never shown or read)"
+    );
 }
 
 #[test]
@@ -169,8 +201,9 @@ fn arb_judged() -> impl Strategy<Value = Judged> {
     (
         (0usize..4, 0usize..2, 0usize..2, 1u32..6, 0u32..3),
         (0usize..5, 0usize..3, 0usize..5, 0usize..4, any::<bool>(), any::<bool>()),
+        any::<bool>(),
     )
-        .prop_map(|((id, reviewer, path, start, len), (claim, sev, conf, gap, disproved, why))| {
+        .prop_map(|((id, reviewer, path, start, len), (claim, sev, conf, gap, disproved, why), minor)| {
             let severity = [Severity::High, Severity::Medium, Severity::Low][sev];
             let path = ["src/a.rs", "src/b.rs"][path];
             let mut j = judged(&format!("id{id}"), (path, start, start + len), CLAIMS[claim], severity, LEVELS[conf]);
@@ -181,6 +214,9 @@ fn arb_judged() -> impl Strategy<Value = Judged> {
             }
             if disproved {
                 j.verdict = VerdictKind::Disproved;
+            }
+            if minor {
+                j.impact = Impact::Minor;
             }
             j
         })
@@ -195,7 +231,7 @@ fn twins(a: &Judged, b: &Judged) -> bool {
 }
 
 fn total(out: &Adjudication) -> usize {
-    out.published.len() + out.unverified.len() + out.dropped.len()
+    out.published.len() + out.minor.len() + out.unverified.len() + out.dropped.len()
 }
 
 proptest! {
@@ -234,7 +270,7 @@ proptest! {
         for d in out.dropped.iter().filter(|d| d.reason == DropReason::Duplicate) {
             let kept_id = d.detail.strip_prefix("twin of ").unwrap();
             let path = Location::parse(&d.location).unwrap().path;
-            let kept = out.published.iter().any(|k| {
+            let kept = out.published.iter().chain(&out.minor).any(|k| {
                 k.finding.id == kept_id && k.finding.location.path == path && k.confidence >= d.confidence.unwrap()
             });
             prop_assert!(kept, "{:?} dropped as a twin of no higher-confidence kept finding", d);
@@ -251,6 +287,25 @@ proptest! {
         }
         for j in &out.unverified {
             prop_assert!(j.gap.is_some() && j.finding.severity == Severity::High && j.verdict == VerdictKind::Survives);
+        }
+    }
+
+    #[test]
+    fn only_consequential_survivors_are_published_and_every_verified_minor_one_is_listed(
+        (v, _) in arb_input(), t in 0usize..5
+    ) {
+        let out = adjudicate(&v, LEVELS[t]);
+        prop_assert!(out.published.iter().all(|j| j.impact == Impact::Consequential));
+        for j in &out.minor {
+            prop_assert_eq!(j.impact, Impact::Minor);
+            prop_assert!(j.verdict == VerdictKind::Survives && j.gap.is_none() && j.confidence >= LEVELS[t]);
+            prop_assert!(j.finding.severity <= MINOR_SEVERITY_CAP, "{:?} listed above the cap", j.finding.severity);
+        }
+        // A minor survivor at or above the threshold is listed or a twin of a kept one: never just gone.
+        for j in v.iter().filter(|j| j.impact == Impact::Minor && j.verdict == VerdictKind::Survives && j.gap.is_none() && j.confidence >= LEVELS[t]) {
+            let listed = out.minor.iter().any(|m| m.finding.id == j.finding.id && m.finding.claim == j.finding.claim);
+            let twin = out.dropped.iter().any(|d| d.reason == DropReason::Duplicate && d.claim == j.finding.claim);
+            prop_assert!(listed || twin, "{:?} neither listed nor a twin", j.finding.id);
         }
     }
 }

@@ -35,7 +35,7 @@ impl Provider for Fake {
             r#"{"findings": [{"lens": "failure_scenario", "location": "src/a.rs:2", "claim": "The value is never checked.",
                 "evidence": "let total = compute(2);", "severity": "high"}]}"#
         } else {
-            r#"{"verdict": "survives", "evidence": "src/a.rs:2 `let total = compute(2);`", "confidence": 100}"#
+            r#"{"verdict": "survives", "evidence": "src/a.rs:2 `let total = compute(2);`", "confidence": 100, "impact": "consequential"}"#
         };
         Ok(Response { json: json.into(), tool_calls: Vec::new(), usage: Usage::default() })
     }

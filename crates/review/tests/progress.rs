@@ -84,7 +84,7 @@ impl Provider for Fake {
                 serde_json::json!({ "findings": [finding] }).to_string()
             }
             (_, "r0") => {
-                r#"{"verdict": "survives", "evidence": "src/a.rs:2 `let value_1 = compute(1);`", "confidence": 75}"#
+                r#"{"verdict": "survives", "evidence": "src/a.rs:2 `let value_1 = compute(1);`", "confidence": 75, "impact": "consequential"}"#
                     .into()
             }
             _ => "not a verdict".into(),

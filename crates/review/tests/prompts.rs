@@ -148,3 +148,32 @@ fn every_limit_of_both_contracts_is_stated_in_the_prompt_that_answers_it() {
     }
     assert!(validator.contains(&format!("`evidence`: at most {VERDICT_EVIDENCE_MAX} characters")));
 }
+
+#[test]
+fn the_confidence_levels_say_only_how_sure_the_validator_is_and_impact_is_asked_apart() {
+    let text = prompt::validator("a.py:1", "c", ("(region)", ""), false, &Fence::fixed("DATA-0000"));
+    let start = text.find("`confidence` says").expect("the confidence rubric");
+    let end = text.find("`impact` is a separate answer").expect("the impact question");
+    assert!(start < end, "confidence first, then impact");
+    // The levels' own definitions: the lines that start with a level.
+    let levels: Vec<&str> = text[start..end]
+        .lines()
+        .skip_while(|l| !l.starts_with("- 0:"))
+        .take_while(|l| !l.starts_with("A verdict of 75"))
+        .collect();
+    assert_eq!(levels.iter().filter(|l| l.starts_with("- ")).count(), 5, "{levels:#?}");
+    let importance = ["minor", "rare", "nitpick", "consequential", "matter", "important", "severity", "cosmetic"];
+    for line in &levels {
+        let lower = line.to_lowercase();
+        for word in importance {
+            assert!(!lower.contains(word), "the confidence rubric speaks of importance ({word}): {line}");
+        }
+    }
+    let rubric = levels.join("\n");
+    assert!(rubric.contains("- 75: checked against the code that would disprove it"), "{rubric}");
+    assert!(rubric.contains("stays at 50 or below"), "a gap in what was read caps the certainty: {rubric}");
+    let impact = &text[end..];
+    assert!(impact.contains("`consequential`: wrong behaviour, a crash, a build break"), "{impact}");
+    assert!(impact.contains("`minor`: cosmetic, wording, style"), "{impact}");
+    assert!(impact.contains(r#""impact": "consequential" | "minor""#), "the answer format names the field");
+}

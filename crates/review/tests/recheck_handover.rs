@@ -80,12 +80,12 @@ impl Provider for Fake {
             let disproved =
                 request.step == "revalidate" && (claim == AREA || (self.disprove_all && claim == AREA_AGAIN));
             if self.unchecked_first && request.step == "validate" && claim == AREA {
-                r#"{"verdict": "disproved", "evidence": "spec.py:3 `AREA_IS_A_SUM = True` says so", "confidence": 75}"#
+                r#"{"verdict": "disproved", "evidence": "spec.py:3 `AREA_IS_A_SUM = True` says so", "confidence": 75, "impact": "consequential"}"#
                     .to_string()
             } else if disproved {
-                r#"{"verdict": "disproved", "evidence": "calc.py:2 `return w + h` is what the spec of area asks for", "confidence": 75}"#.to_string()
+                r#"{"verdict": "disproved", "evidence": "calc.py:2 `return w + h` is what the spec of area asks for", "confidence": 75, "impact": "consequential"}"#.to_string()
             } else {
-                r#"{"verdict": "survives", "evidence": "calc.py:2 `return w + h` stands", "confidence": 100}"#
+                r#"{"verdict": "survives", "evidence": "calc.py:2 `return w + h` stands", "confidence": 100, "impact": "consequential"}"#
                     .to_string()
             }
         };

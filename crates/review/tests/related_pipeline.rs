@@ -70,7 +70,7 @@ impl Provider for Fake {
                 "claim": "The client still numbers InTransit as 1, which is now AwaitingPickup.",
                 "evidence": "InTransit = 1,", "severity": "high"}]}"#
         } else {
-            r#"{"verdict": "survives", "evidence": "clients/status.ts:4 `InTransit = 1,` is the old number", "confidence": 100}"#
+            r#"{"verdict": "survives", "evidence": "clients/status.ts:4 `InTransit = 1,` is the old number", "confidence": 100, "impact": "consequential"}"#
         };
         Ok(Response { json: json.into(), tool_calls: Vec::new(), usage: Usage::default() })
     }

@@ -67,11 +67,17 @@ pub fn finder(reviewer: &'static str, contains: &'static str, findings: Value) -
 }
 
 pub fn verdict(claim: &'static str, verdict: &str, evidence: &str, confidence: u8) -> Script {
+    judged_as(claim, verdict, evidence, confidence, "consequential")
+}
+
+/// A verdict with the validator's answer about impact (`consequential` or `minor`).
+pub fn judged_as(claim: &'static str, verdict: &str, evidence: &str, confidence: u8, impact: &str) -> Script {
     Script {
         step: "validate",
         reviewer: None,
         contains: Some(claim),
-        answer: json!({"verdict": verdict, "evidence": evidence, "confidence": confidence}).to_string(),
+        answer: json!({"verdict": verdict, "evidence": evidence, "confidence": confidence, "impact": impact})
+            .to_string(),
     }
 }
 

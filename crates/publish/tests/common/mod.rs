@@ -56,6 +56,7 @@ pub fn review(published: Vec<Published>) -> Review {
             clustered: published.len(),
             survived: published.len(),
             published: published.len(),
+            minor: 0,
         },
         published,
         reviewers: vec!["correctness".into()],

@@ -341,7 +341,9 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
     review.funnel.survived = judged.iter().filter(|j| j.verdict == VerdictKind::Survives).count();
     let adj = adjudicate(&judged, opts.threshold);
     review.funnel.published = adj.published.len();
+    review.funnel.minor = adj.minor.len();
     review.published = adj.published.iter().map(Published::from).collect();
+    review.minor = adj.minor.iter().map(Published::from).collect();
     review.unverified = adj.unverified.iter().map(Published::from).collect();
     review.dropped.extend(adj.dropped);
     review.judged = judged;
@@ -413,7 +415,9 @@ pub(crate) fn not_validated(f: &Finding, message: &str) -> Dropped {
             finding: f.clone(),
             verdict: VerdictKind::Survives,
             confidence: 0,
+            impact: crate::contract::Impact::Consequential,
             validator_evidence: String::new(),
+            capped: None,
             gap: None,
             read: Vec::new(),
             raised_by: vec![f.reviewer.clone()],

@@ -10,7 +10,7 @@ use super::find::step_limit_gap;
 use crate::contract::{Verdict, VerdictKind, parse_verdict, verdict_schema};
 use crate::enclosing::enclosing;
 use crate::finding::{Finding, Judged};
-use crate::ground::check_disproof;
+use crate::ground::{UNREAD_CONFIDENCE_CAP, check_certainty, check_disproof};
 use crate::shown::Shown;
 use crate::tools::Toolbox;
 use gauntlet_model::{Request, Schema, Turn};
@@ -107,6 +107,29 @@ fn disproof_gap(ctx: &Ctx<'_>, region: &Shown, tools: &Option<Toolbox<'_>>, v: &
     check_disproof(&v.evidence, &records).err()
 }
 
+/// A survivor that claims to be verified (above the cap) on code it never saw is
+/// held to the cap; returns the confidence it keeps and, when capped, why.
+fn certainty(
+    ctx: &Ctx<'_>,
+    region: &Shown,
+    tools: &Option<Toolbox<'_>>,
+    f: &Finding,
+    v: &Verdict,
+) -> (u8, Option<String>) {
+    if v.verdict != VerdictKind::Survives || v.confidence <= UNREAD_CONFIDENCE_CAP {
+        return (v.confidence, None);
+    }
+    let mut records = vec![ctx.shown(), region];
+    records.extend(tools.iter().map(|t| &t.reads.shown));
+    match check_certainty(&f.claim, &v.evidence, &records) {
+        Ok(()) => (v.confidence, None),
+        Err(why) => {
+            let note = format!("confidence {} held to {UNREAD_CONFIDENCE_CAP}: {why}", v.confidence);
+            (UNREAD_CONFIDENCE_CAP, Some(note))
+        }
+    }
+}
+
 pub(crate) async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judged, Failure> {
     let tier = ctx.opts.route(ctx.opts.validator_tier);
     let mut tools = ctx.toolbox(tier);
@@ -139,6 +162,7 @@ pub(crate) async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judg
         (verdict, _) = ask(ctx, conversation, &mut tools, parse).await?;
         gap = disproof_gap(ctx, &region.shown, &tools, &verdict);
     }
+    let (confidence, capped) = certainty(ctx, &region.shown, &tools, f, &verdict);
     let reads = tools.map(|t| t.reads).unwrap_or_default();
     if reads.limit_hit {
         ctx.push_gap(step_limit_gap(step, &f.reviewer, Some(&f.id), ctx.opts.tools.max_steps));
@@ -148,8 +172,10 @@ pub(crate) async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judg
         None => Judged {
             finding: f.clone(),
             verdict: verdict.verdict,
-            confidence: verdict.confidence,
+            confidence,
+            impact: verdict.impact,
             validator_evidence: verdict.evidence,
+            capped,
             gap: None,
             read,
             raised_by: vec![f.reviewer.clone()],
@@ -160,7 +186,9 @@ pub(crate) async fn one(ctx: &Ctx<'_>, f: &Finding, strict: bool) -> Result<Judg
             finding: f.clone(),
             verdict: VerdictKind::Survives,
             confidence: UNVERIFIED_CONFIDENCE,
+            impact: verdict.impact,
             validator_evidence: verdict.evidence,
+            capped: None,
             gap: Some(reason),
             read,
             raised_by: vec![f.reviewer.clone()],
