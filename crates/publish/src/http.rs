@@ -277,13 +277,14 @@ fn still_limited(e: PublishError) -> PublishError {
     )
 }
 
+/// `e`, a refusal for a rate limit, with `note` added to its message. A 403 is
+/// then no longer [`PublishError::Denied`]: the token may write, the host only
+/// asked to wait, and taking it for a missing permission would send the user to
+/// the wrong fix.
 fn noted(e: PublishError, note: String) -> PublishError {
     match e {
-        PublishError::Http { host, what, status, message } => {
+        PublishError::Http { host, what, status, message } | PublishError::Denied { host, what, status, message } => {
             PublishError::Http { host, what, status, message: message + &note }
-        }
-        PublishError::Denied { host, what, status, message } => {
-            PublishError::Denied { host, what, status, message: message + &note }
         }
         other => other,
     }

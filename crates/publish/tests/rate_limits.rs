@@ -67,13 +67,14 @@ async fn a_wait_longer_than_max_retry_after_fails_at_once_and_names_the_setting(
 }
 
 async fn a_limit_that_never_lifts_fails_after_three_tries_having_stored_nothing(fake: Fake) {
-    for _ in 0..3 {
-        refuse_next_write(&fake, 429, &[("retry-after", "0")]);
-    }
+    refuse_next_write(&fake, 429, &[("retry-after", "0")]);
+    refuse_next_write(&fake, 429, &[("retry-after", "0")]);
+    refuse_next_write(&fake, 403, &[("retry-after", "0")]);
     let err = publish_once(fake.host().as_ref(), one_finding()).await.unwrap_err();
     let text = err.to_string();
     assert!(fake.state().rate_limited.is_empty(), "three tries: {text}");
-    assert!(text.contains("HTTP 429") && text.contains("after 3 tries"), "{text}");
+    assert!(text.contains("HTTP 403") && text.contains("after 3 tries"), "{text}");
+    assert!(!err.is_denied(), "a rate limit is no missing permission: {text}");
     assert!(!err.outcome_unknown() && !err.posted_something(), "{text}");
     assert_eq!(posted(&fake), (0, 0));
     publish_once(fake.host().as_ref(), one_finding()).await.unwrap();
