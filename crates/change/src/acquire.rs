@@ -1,7 +1,7 @@
 //! Turning a user's choice of change ([`Target`]) into a [`Change`].
 
-use crate::diff::parse_file_patches;
-use crate::{Change, ChangeError, ChangedFile, FileDiff, FileStatus, LineKind, Snapshot, git::Git, parse_patch};
+use crate::diff::{Body, parse_file_patches};
+use crate::{Change, ChangeError, ChangedFile, FileDiff, FileStatus, LineKind, Snapshot, git::Git};
 use diffy::Patch;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -81,13 +81,14 @@ fn head_or_empty_tree(git: &Git) -> Result<String, ChangeError> {
 /// Build the change from diff text, reading the head text of every changed file in
 /// one batch.
 fn from_git_diff(git: &Git, base: String, head: String, snapshot: Snapshot, text: &str) -> Result<Change, ChangeError> {
-    let diffs = parse_patch(text)?;
-    let wanted: Vec<&str> = diffs.iter().filter(|d| unreadable_reason(d).is_none()).map(|d| d.path()).collect();
+    let diffs = parse_file_patches(text)?;
+    let wanted: Vec<&str> =
+        diffs.iter().filter(|(d, body)| unreadable_reason(d, body).is_none()).map(|(d, _)| d.path()).collect();
     let read = git.read_many(&snapshot, &wanted)?;
     let mut contents: HashMap<String, Option<Vec<u8>>> = wanted.iter().map(|p| p.to_string()).zip(read).collect();
     let mut files = Vec::new();
-    for diff in diffs {
-        let (head_text, unreadable) = match unreadable_reason(&diff) {
+    for (diff, body) in diffs {
+        let (head_text, unreadable) = match unreadable_reason(&diff, &body) {
             Some(reason) => (None, Some(reason.to_string())),
             None => decode(contents.remove(diff.path()).flatten()),
         };
@@ -101,8 +102,10 @@ pub const SUBMODULE: &str = "submodule pointer: only the commit it points to cha
     lives in another repository; review the submodule's own change there";
 
 /// Files whose head text is not worth reading at all.
-fn unreadable_reason(diff: &FileDiff) -> Option<&'static str> {
-    if diff.is_submodule() {
+fn unreadable_reason(diff: &FileDiff, body: &Body<'_>) -> Option<&'static str> {
+    if matches!(body, Body::UnreadableName) {
+        Some(crate::UNREADABLE_NAME)
+    } else if diff.is_submodule() {
         Some(SUBMODULE)
     } else if diff.status == FileStatus::Deleted {
         Some("deleted")
@@ -137,11 +140,11 @@ fn from_patch(git: &Git, source: &PatchSource) -> Result<Change, ChangeError> {
         }
     };
     let mut files = Vec::new();
-    for (diff, patch) in parse_file_patches(&text)? {
-        let (head_text, unreadable) = match (unreadable_reason(&diff), patch) {
+    for (diff, body) in parse_file_patches(&text)? {
+        let (head_text, unreadable) = match (unreadable_reason(&diff, &body), body) {
             (Some(reason), _) => (None, Some(reason.to_string())),
-            (None, Some(patch)) => patched_head(git, &diff, &patch),
-            (None, None) => (None, Some("binary".to_string())),
+            (None, Body::Text(patch)) => patched_head(git, &diff, &patch),
+            (None, _) => (None, Some("binary".to_string())),
         };
         files.push(ChangedFile { diff, head_text, unreadable });
     }

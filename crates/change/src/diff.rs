@@ -109,9 +109,18 @@ pub fn parse_patch(text: &str) -> Result<Vec<FileDiff>, crate::ChangeError> {
     Ok(parse_file_patches(text)?.into_iter().map(|(file, _)| file).collect())
 }
 
-/// A parsed file diff with the diffy patch it came from (`None` for binary files), kept
-/// so `--patch` can apply it to the working tree.
-pub(crate) type ParsedFile<'a> = (FileDiff, Option<Patch<'a, str>>);
+/// What a parsed file diff carries besides its [`FileDiff`].
+pub(crate) enum Body<'a> {
+    /// The diffy patch it came from, kept so `--patch` can apply it to the working tree.
+    Text(Patch<'a, str>),
+    Binary,
+    /// A file whose name is not valid UTF-8 ([`crate::names`]): its path is shown
+    /// escaped, and nothing of it can be read or commented on.
+    UnreadableName,
+}
+
+/// A parsed file diff and what came with it.
+pub(crate) type ParsedFile<'a> = (FileDiff, Body<'a>);
 
 pub(crate) fn parse_file_patches(text: &str) -> Result<Vec<ParsedFile<'_>>, crate::ChangeError> {
     if text.trim().is_empty() {
@@ -120,6 +129,15 @@ pub(crate) fn parse_file_patches(text: &str) -> Result<Vec<ParsedFile<'_>>, crat
     // The git parser only starts a file at `diff --git`, so plain `diff -u` output
     // (no such header) would be "no patches"; it needs the unidiff parser instead.
     let git = text.lines().any(|line| line.starts_with("diff --git "));
+    match parse_with(text, git) {
+        // One file named in bytes that are not UTF-8 must not cost the rest of the change.
+        Err(e) if git => crate::names::by_section(text).unwrap_or(Err(e)),
+        parsed => parsed,
+    }
+}
+
+/// Every file of `text` (in git's diff format when `git`), or the first error.
+pub(crate) fn parse_with(text: &str, git: bool) -> Result<Vec<ParsedFile<'_>>, crate::ChangeError> {
     let options = if git { ParseOptions::gitdiff() } else { ParseOptions::unidiff() };
     PatchSet::parse(text, options).map(|file| file.map_err(parse_error).and_then(convert_file)).collect()
 }
@@ -142,18 +160,18 @@ fn convert_file(file: FilePatch<'_, str>) -> Result<ParsedFile<'_>, crate::Chang
     match file.into_patch() {
         PatchKind::Text(patch) => {
             diff.hunks = patch.hunks().iter().map(convert_hunk).collect::<Result<_, _>>()?;
-            Ok((diff, Some(patch)))
+            Ok((diff, Body::Text(patch)))
         }
         PatchKind::Binary(_) => {
             diff.binary = true;
-            Ok((diff, None))
+            Ok((diff, Body::Binary))
         }
     }
 }
 
 /// Old path, new path and status. `---`/`+++` and `diff --git` paths carry the `a/`/`b/`
 /// prefixes; `rename from`/`copy from` headers never do.
-fn file_paths(op: &FileOperation<'_, str>) -> (Option<String>, Option<String>, FileStatus) {
+pub(crate) fn file_paths(op: &FileOperation<'_, str>) -> (Option<String>, Option<String>, FileStatus) {
     match op {
         FileOperation::Create(path) => (None, Some(strip(path, "b/")), FileStatus::Added),
         FileOperation::Delete(path) => (Some(strip(path, "a/")), None, FileStatus::Deleted),
@@ -191,7 +209,7 @@ fn is_pointer_hunk(hunk: &Hunk) -> bool {
 /// Git's file mode of a submodule entry (a gitlink).
 pub const SUBMODULE_MODE: &str = "160000";
 
-fn mode_string(mode: FileMode) -> String {
+pub(crate) fn mode_string(mode: FileMode) -> String {
     match mode {
         FileMode::Regular => "100644",
         FileMode::Executable => "100755",

@@ -19,12 +19,14 @@ pub mod acquire;
 pub mod diff;
 pub mod git;
 pub mod history;
+mod names;
 pub mod search;
 mod store;
 
 pub use acquire::{Target, acquire};
 pub use diff::{DiffLine, FileDiff, FileStatus, Hunk, LineKind, parse_patch};
 pub use history::LineCommit;
+pub use names::UNREADABLE_NAME;
 pub use search::GrepHit;
 
 use serde::Serialize;
@@ -71,6 +73,16 @@ pub struct ChangedFile {
     pub head_text: Option<String>,
     /// Why `head_text` is `None`, for the report's `not_reviewed[]` ("deleted", "binary", ...).
     pub unreadable: Option<String>,
+}
+
+impl ChangedFile {
+    /// Whether a model can be shown anything of this file: its text at head, or
+    /// lines of its diff. Not so for a binary file, a submodule pointer (its
+    /// lines are commit ids, its code lives elsewhere), or a file whose name is
+    /// not UTF-8.
+    pub fn is_showable(&self) -> bool {
+        self.head_text.is_some() || (!self.diff.hunks.is_empty() && !self.diff.is_submodule())
+    }
 }
 
 /// A change: the files it touched between `base` and `head`.

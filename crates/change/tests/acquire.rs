@@ -3,7 +3,9 @@
 mod common;
 
 use common::{Repo, numbered};
-use gauntlet_change::{Change, ChangeError, FileStatus, Snapshot, Target, acquire, acquire::PatchSource};
+use gauntlet_change::{
+    Change, ChangeError, FileStatus, Snapshot, Target, UNREADABLE_NAME, acquire, acquire::PatchSource,
+};
 
 fn paths(change: &Change) -> Vec<&str> {
     change.files.iter().map(|f| f.diff.path()).collect()
@@ -123,6 +125,31 @@ fn worktree_reviews_tracked_changes_on_disk_and_explains_unreadable_files() {
     let reasons: Vec<_> = change.files.iter().map(|f| f.unreadable.as_deref()).collect();
     assert_eq!(reasons, [None, Some("deleted"), Some("binary"), Some("not valid UTF-8")]);
     assert_eq!(change.files[0].head_text.as_deref(), Some("new\n"));
+}
+
+#[test]
+fn a_file_whose_name_is_not_utf8_is_listed_as_unreadable_and_the_rest_is_read() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = Repo::new();
+    repo.write("kept.txt", "old\n");
+    let base = repo.commit("base");
+    repo.write("kept.txt", "new\n");
+    std::fs::write(repo.path().join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt")), "a Latin-1 name\n").unwrap();
+    repo.write("zed.txt", "after it\n");
+    let head = repo.commit("names");
+    let range = acquire(&repo.handle(), &Target::Range { base: base.clone(), head: Some(head.clone()) }).unwrap();
+    let patch = PatchSource::Text(repo.diff(&[], &base, &head));
+    repo.git(&["checkout", "-q", &base]);
+    let patched = acquire(&repo.handle(), &Target::Patch(patch)).unwrap();
+    for change in [range, patched] {
+        assert_eq!(paths(&change), ["caf\\xe9.txt", "kept.txt", "zed.txt"], "the bad bytes shown escaped");
+        let named = &change.files[0];
+        assert_eq!((named.head_text.as_deref(), named.unreadable.as_deref()), (None, Some(UNREADABLE_NAME)));
+        assert_eq!(named.diff.status, FileStatus::Added);
+        assert!(named.diff.hunks.is_empty(), "none of its lines can be placed");
+        assert_eq!(change.file("kept.txt").unwrap().head_text.as_deref(), Some("new\n"));
+        assert_eq!(change.file("zed.txt").unwrap().head_text.as_deref(), Some("after it\n"));
+    }
 }
 
 #[test]

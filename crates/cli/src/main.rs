@@ -1,7 +1,7 @@
 //! The `gauntlet` binary: flags, settings, wiring. Errors surface once, here, with
 //! one exit-code policy: 0 when the command did its job (findings or not, skips
 //! included), 1 when a review ran but reviewed nothing (every reviewer failed, or
-//! the size limits left nothing reviewable) or a
+//! no changed file could be shown to a model) or a
 //! backtest case could not be run,
 //! 2 for errors the user must fix (not a repository, bad revision, bad config),
 //! 3 when `gauntlet ci --fail-on` finds a finding that severe,

@@ -324,6 +324,35 @@ async fn a_500_after_the_host_stored_the_review_says_what_is_known_and_the_rerun
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_429_on_the_review_post_is_waited_out_and_the_review_lands_once() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    host.state().rate_limited.push_back((429, vec![("retry-after", "1".into())]));
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &[]).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("NOTHING WAS POSTED") && !stderr.contains("429"), "{stderr}");
+    assert!(host.state().rate_limited.is_empty(), "the refusal was served");
+    assert_eq!((host.inline().len(), host.overviews().len()), (1, 1), "the review landed, once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_limit_past_max_retry_after_secs_posts_nothing_and_names_the_key() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]));
+    support::commit_on_main(ci.dir.path(), &[("gauntlet.toml", "[network]\nmax_retry_after_secs = 2\n")]);
+    ci.write_event();
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    host.state().rate_limited.push_back((429, vec![("retry-after", "30".into())]));
+    let started = std::time::Instant::now();
+    let (_, _, stderr) = run_ci(&ci, &host, &model, &[]).await;
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "no waiting: {stderr}");
+    assert!(stderr.contains("NOTHING WAS POSTED") && stderr.contains("HTTP 429"), "{stderr}");
+    assert!(stderr.contains("[network] max_retry_after_secs") && stderr.contains("30s"), "{stderr}");
+    assert!(host.inline().is_empty() && host.overviews().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shallow_clone_without_the_merge_base_names_fetch_depth() {
     let origin = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD)]);
     let clone = tempfile::tempdir().unwrap();

@@ -265,6 +265,10 @@ impl CodeHost for Azure {
         HOST
     }
 
+    fn wait_at_most(&mut self, limit: std::time::Duration) {
+        self.client.wait_at_most(limit);
+    }
+
     async fn existing(&self, head: &str) -> Result<Existing, PublishError> {
         let me = self.own_id().await?;
         let (iteration, matches_head) = self.load_iteration(head).await?;

@@ -89,15 +89,19 @@ pub struct Command {
 /// Longest reason kept from a command; the rest of a long line is cut.
 pub const MAX_REASON_CHARS: usize = 200;
 
-/// The command in `reply`, when its first non-blank line is one: `/gauntlet`,
-/// then `dismiss` or `false-positive` as a whole word, then an optional reason.
-/// Anything else, including prose that mentions the words, is no command.
+/// The command in `reply`, when its first non-blank line is one: `/gauntlet`
+/// at the very start of the line, then `dismiss` or `false-positive` as a whole
+/// word, then an optional reason, the words separated by ASCII spaces (or tabs).
+/// Anything else is no command: prose that mentions the words, a line indented
+/// into a code block (Markdown renders four spaces as code, which no one would
+/// read as a command), or words joined by a non-breaking or ideographic space
+/// (they look like a command and are not the text a person types).
 pub fn command(reply: &str) -> Option<Command> {
-    let line = reply.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let line = reply.lines().find(|l| !l.trim().is_empty())?;
     let rest = line.strip_prefix("/gauntlet")?;
-    let rest = rest.strip_prefix(|c: char| c.is_whitespace())?.trim_start();
-    let (word, reason) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    let verb = match word.to_ascii_lowercase().as_str() {
+    let rest = rest.strip_prefix(is_space)?.trim_start_matches(is_space);
+    let (word, reason) = rest.split_once(is_space).unwrap_or((rest, ""));
+    let verb = match word.trim_end_matches('\r').to_ascii_lowercase().as_str() {
         "dismiss" => Verb::Dismiss,
         "false-positive" => Verb::FalsePositive,
         _ => return None,
@@ -105,6 +109,11 @@ pub fn command(reply: &str) -> Option<Command> {
     let reason = reason.trim();
     let reason = (!reason.is_empty()).then(|| reason.chars().take(MAX_REASON_CHARS).collect());
     Some(Command { verb, reason })
+}
+
+/// The spaces that separate a command's words: the ones a keyboard types.
+fn is_space(c: char) -> bool {
+    c == ' ' || c == '\t'
 }
 
 /// The finding a command outside the pipeline's threads names: the first word

@@ -36,7 +36,7 @@ fn judge(threads: &[Thread], policy: Policy) -> Dismissals {
 fn a_command_on_the_first_line_parses_with_its_reason() {
     let c = command("/gauntlet false-positive the sentinel slot makes len safe\n\nmore words").unwrap();
     assert_eq!((c.verb, c.reason.as_deref()), (Verb::FalsePositive, Some("the sentinel slot makes len safe")));
-    let c = command("  \n /gauntlet   DISMISS  ").unwrap();
+    let c = command("  \n/gauntlet   DISMISS  ").unwrap();
     assert_eq!((c.verb, c.reason), (Verb::Dismiss, None));
 }
 
@@ -57,6 +57,27 @@ fn prose_negations_questions_and_near_misses_are_no_command() {
     ] {
         assert_eq!(command(text), None, "{text:?} is not a command");
     }
+}
+
+#[test]
+fn an_indented_line_or_words_joined_by_a_lookalike_space_is_no_command() {
+    for text in [
+        // Four spaces make a code block: shown as code, never read as a command.
+        "    /gauntlet dismiss",
+        "\n    /gauntlet dismiss",
+        "\t/gauntlet dismiss",
+        " /gauntlet dismiss",
+        "/gauntlet\u{00A0}dismiss",
+        "/gauntlet\u{3000}dismiss",
+        "/gauntlet dismiss\u{00A0}by design",
+        "/gauntlet\u{2003}false-positive",
+        "\u{FEFF}/gauntlet dismiss",
+    ] {
+        assert_eq!(command(text), None, "{text:?} is not a command");
+    }
+    // A lookalike space inside the reason is just text.
+    let c = command("/gauntlet dismiss by\u{3000}design").unwrap();
+    assert_eq!(c.reason.as_deref(), Some("by\u{3000}design"));
 }
 
 #[test]

@@ -373,6 +373,10 @@ impl CodeHost for GitHub {
         HOST
     }
 
+    fn wait_at_most(&mut self, limit: std::time::Duration) {
+        self.client.wait_at_most(limit);
+    }
+
     fn dialect(&self) -> crate::suggest::Dialect {
         crate::suggest::Dialect::GitHub
     }

@@ -147,6 +147,11 @@ pub trait CodeHost: Send + Sync {
     /// "GitHub", "GitLab" or "Azure DevOps", for messages.
     fn name(&self) -> &'static str;
 
+    /// Wait at most `limit` when the host refuses a request for its rate limit
+    /// and asks to be called again later (`[network] max_retry_after_secs`); a
+    /// longer wait fails the request at once. Two minutes until this is called.
+    fn wait_at_most(&mut self, limit: std::time::Duration);
+
     /// How the host takes a suggested fix in an inline comment.
     fn dialect(&self) -> crate::suggest::Dialect {
         crate::suggest::Dialect::Plain

@@ -1,7 +1,11 @@
 //! The one HTTP client every host uses: auth headers, JSON in and out, errors
-//! that name the host and the request, and retries for reads only. A write is
-//! never retried: a create that timed out may still have landed, and the next
-//! run's sync repairs a missed write, while a repeated one could duplicate.
+//! that name the host and the request, and retries. A read is retried on any
+//! transient failure. A write is retried only when the host refused it for a
+//! rate limit (a 429, or GitHub's 403 with `Retry-After` or an exhausted
+//! quota): such a refusal stores nothing, so sending it again cannot
+//! duplicate it. Any other failed write is not repeated: a create that timed
+//! out or got a 5xx may still have landed, and the next run's sync repairs a
+//! missed write, while a repeated one could duplicate.
 
 use crate::PublishError;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -28,6 +32,9 @@ pub(crate) struct Client {
     secret: String,
     /// Requests this client may still send (retries included); `None`: no limit.
     budget: Option<Arc<AtomicUsize>>,
+    /// Longest wait a rate-limited host may ask for before a request is sent
+    /// again; a longer one fails the request at once.
+    max_wait: Duration,
 }
 
 impl Client {
@@ -54,7 +61,12 @@ impl Client {
             reqwest::Client::builder().default_headers(map).timeout(Duration::from_secs(30)).build().map_err(|e| {
                 PublishError::Network { host, what: "start an HTTP client".into(), message: e.to_string() }
             })?;
-        Ok(Client { http, host, secret: secret.to_string(), budget: None })
+        Ok(Client { http, host, secret: secret.to_string(), budget: None, max_wait: MAX_RETRY_AFTER })
+    }
+
+    /// Wait at most `limit` for a rate-limited host (`[network] max_retry_after_secs`).
+    pub(crate) fn wait_at_most(&mut self, limit: Duration) {
+        self.max_wait = limit;
     }
 
     /// Send at most `calls` more requests, retries included; past that every
@@ -86,7 +98,7 @@ impl Client {
             match self.attempt(method.clone(), url, body, what).await {
                 Err((e, wait)) if attempt < ATTEMPTS && (self.retryable(&e) || wait.is_some()) => {
                     let wait = match wait {
-                        Some(wait) if wait > MAX_RETRY_AFTER => return Err(too_long(e, wait)),
+                        Some(wait) if wait > self.max_wait => return Err(too_long(e, wait, self.max_wait)),
                         Some(wait) => wait,
                         None => Duration::from_millis(500 * u64::from(attempt)),
                     };
@@ -99,9 +111,10 @@ impl Client {
         }
     }
 
-    /// Send `body` with `method`; the answer as JSON (`null` when empty). A 5xx or
-    /// a lost answer to a write is [`PublishError::Uncertain`]: the host may have
-    /// stored it.
+    /// Send `body` with `method`; the answer as JSON (`null` when empty). A
+    /// refusal for a rate limit is waited out and sent again (see the module's
+    /// comment); a 5xx or a lost answer to a write is [`PublishError::Uncertain`]:
+    /// the host may have stored it.
     pub(crate) async fn send(
         &self,
         method: Method,
@@ -110,15 +123,27 @@ impl Client {
         what: &str,
     ) -> Result<Value, PublishError> {
         let write = method != Method::GET;
-        match self.once(method, url, Some(body), what).await {
-            Ok((value, _)) => Ok(value),
-            Err(PublishError::Http { host, what, status, message }) if write && status >= 500 => {
+        let mut attempt = 1;
+        let failed = loop {
+            match self.attempt(method.clone(), url, Some(body), what).await {
+                Ok((value, _)) => return Ok(value),
+                Err((e, Some(wait))) if wait > self.max_wait => return Err(too_long(e, wait, self.max_wait)),
+                Err((e, Some(_))) if attempt == ATTEMPTS => return Err(still_limited(e)),
+                Err((_, Some(wait))) => {
+                    tokio::time::sleep(wait).await;
+                    attempt += 1;
+                }
+                Err((e, None)) => break e,
+            }
+        };
+        match failed {
+            PublishError::Http { host, what, status, message } if write && status >= 500 => {
                 Err(PublishError::Uncertain { host, what, answer: format!("HTTP {status}"), message })
             }
-            Err(PublishError::Network { host, what, message }) if write => {
+            PublishError::Network { host, what, message } if write => {
                 Err(PublishError::Uncertain { host, what, answer: "nothing (the connection failed)".into(), message })
             }
-            Err(e) => Err(e),
+            e => Err(e),
         }
     }
 
@@ -130,17 +155,7 @@ impl Client {
         }
     }
 
-    async fn once(
-        &self,
-        method: Method,
-        url: &str,
-        body: Option<&Value>,
-        what: &str,
-    ) -> Result<(Value, HeaderMap), PublishError> {
-        self.attempt(method, url, body, what).await.map_err(|(e, _)| e)
-    }
-
-    /// [`Client::once`], with the wait the host asked for when it refused for a
+    /// Send one request; on failure, also the wait the host asked for when it refused for a
     /// rate limit: a 429, or GitHub's secondary limit (a 403 with `Retry-After`,
     /// or with `x-ratelimit-remaining: 0` and the reset time).
     async fn attempt(
@@ -217,8 +232,9 @@ impl Client {
     }
 }
 
-/// Longest wait a host's `Retry-After` may ask of a read; a longer one fails the
-/// read at once, naming the wait, as the model client does.
+/// Longest wait a host's `Retry-After` may ask for by default (`[network]
+/// max_retry_after_secs` changes it); a longer one fails the request at once,
+/// naming the wait, as the model client does.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 
 /// How long a rate-limited host asked to wait before the next request: a 429 or a
@@ -240,18 +256,35 @@ fn rate_limit_wait(status: StatusCode, headers: &HeaderMap) -> Option<Duration> 
     (status == StatusCode::TOO_MANY_REQUESTS).then(|| Duration::from_secs(1))
 }
 
-fn too_long(e: PublishError, wait: Duration) -> PublishError {
-    let note = format!(
-        " (the host asked to wait {}s before the next request, longer than the {}s gauntlet waits; run again later)",
-        wait.as_secs_f64().ceil() as u64,
-        MAX_RETRY_AFTER.as_secs()
-    );
+fn too_long(e: PublishError, wait: Duration, limit: Duration) -> PublishError {
+    noted(
+        e,
+        format!(
+            " (the host asked to wait {}s before the next request, longer than the {}s gauntlet waits, set by \
+             `[network] max_retry_after_secs`; run again later, or raise that setting)",
+            wait.as_secs_f64().ceil() as u64,
+            limit.as_secs()
+        ),
+    )
+}
+
+fn still_limited(e: PublishError) -> PublishError {
+    noted(
+        e,
+        format!(
+            " (the host still refused for its rate limit after {ATTEMPTS} tries; nothing was stored, run again later)"
+        ),
+    )
+}
+
+/// `e`, a refusal for a rate limit, with `note` added to its message. A 403 is
+/// then no longer [`PublishError::Denied`]: the token may write, the host only
+/// asked to wait, and taking it for a missing permission would send the user to
+/// the wrong fix.
+fn noted(e: PublishError, note: String) -> PublishError {
     match e {
-        PublishError::Http { host, what, status, message } => {
+        PublishError::Http { host, what, status, message } | PublishError::Denied { host, what, status, message } => {
             PublishError::Http { host, what, status, message: message + &note }
-        }
-        PublishError::Denied { host, what, status, message } => {
-            PublishError::Denied { host, what, status, message: message + &note }
         }
         other => other,
     }

@@ -71,7 +71,8 @@ pub enum PublishError {
     #[error("{host} sent an unexpected answer to {what}: {message}")]
     Response { host: &'static str, what: String, message: String },
     /// A write whose answer leaves it unknown whether the host stored it: a 5xx,
-    /// or no answer at all. Writes are not retried (a retry could duplicate); the
+    /// or no answer at all. Such a write is not retried (a retry could duplicate;
+    /// only a refusal for a rate limit, which stores nothing, is sent again); the
     /// next run finds whatever was stored by its marker.
     #[error(
         "{host} answered {answer} to {what} ({message}); it may or may not have been stored, and the next run \

@@ -216,15 +216,24 @@ fn capitalise(s: &str) -> String {
 /// `>` and `&` as entities (no raw HTML, so no hidden comments either), line
 /// breaks folded into spaces. Safe in paragraphs, list items and table cells.
 ///
-/// Code hosts also act on plain text: `@name` notifies a person, and a bare
-/// `https://…` or `www.…` becomes a link that could carry data out. An
-/// invisible zero-width space after `@`, after the scheme's `:` and before
-/// `www`'s dot keeps the text readable while breaking those patterns.
+/// Code hosts also act on plain text: `@name` notifies a person, a bare
+/// `https://…` or `www.…` becomes a link that could carry data out, and `#12`,
+/// `owner/repo#12`, `GH-12` (GitHub), `!12` (GitLab's merge requests, Azure
+/// DevOps' pull requests) link to an issue or request and leave a note there
+/// that this comment mentions it, though the model only quoted it. An
+/// invisible zero-width space after `@`, after the scheme's `:`, before
+/// `www`'s dot and between a reference's sigil and its number keeps the text
+/// readable while breaking those patterns.
 pub fn text(s: &str) -> String {
     let folded = fold(s);
     let chars: Vec<char> = folded.chars().collect();
     let mut out = String::with_capacity(s.len());
     for (i, &c) in chars.iter().enumerate() {
+        if is_reference_sigil(&chars, i) {
+            out.push(c);
+            out.push('\u{200B}');
+            continue;
+        }
         match c {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -242,6 +251,15 @@ pub fn text(s: &str) -> String {
         }
     }
     out
+}
+
+/// Whether `chars[i]` starts the number of an issue or request reference: a
+/// `#` or `!`, or the `-` of `GH-`, right before a digit.
+fn is_reference_sigil(chars: &[char], i: usize) -> bool {
+    let before_digit = chars.get(i + 1).is_some_and(char::is_ascii_digit);
+    let gh =
+        chars[i] == '-' && i >= 2 && chars[i - 2].eq_ignore_ascii_case(&'g') && chars[i - 1].eq_ignore_ascii_case(&'h');
+    before_digit && (matches!(chars[i], '#' | '!') || gh)
 }
 
 /// Untrusted multi-line text as one paragraph: each line escaped like [`text`]

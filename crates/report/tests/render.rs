@@ -422,6 +422,18 @@ fn markdown_breaks_mentions_and_bare_links() {
 }
 
 #[test]
+fn markdown_breaks_issue_and_request_references_and_keeps_them_readable() {
+    let mut review = hostile();
+    review.published[0].claim = "as in #12, octo/widgets#34, !56 and GH-78 (not # 9 or issue#x)".into();
+    let out = render(&review, Format::Markdown, &PLAIN);
+    for live in ["#12", "#34", "!56", "GH-78"] {
+        assert!(!out.contains(live), "{live} would link:\n{out}");
+    }
+    let read = out.replace('\u{200B}', "");
+    assert!(read.contains("as in #12, octo/widgets#34, !56 and GH-78 (not # 9 or issue#x)"), "{out}");
+}
+
+#[test]
 fn full_sarif() {
     insta::assert_snapshot!(render(&full(), Format::Sarif, &PLAIN));
 }

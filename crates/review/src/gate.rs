@@ -214,7 +214,10 @@ pub fn decide(input: &GateInput<'_>, config: &GateConfig) -> Result<Decision, St
     if !input.change.files.is_empty() && ignored.len() == input.change.files.len() {
         return skip("only ignored files changed (lockfiles, generated or vendored files)".into());
     }
-    if changed_lines < config.min_changed_lines {
+    // A change whose every file is one no model can be shown is not a small
+    // change but an unreviewed one: the review runs, finds nothing it can show,
+    // and says so (exit 1), rather than skip as if nothing were there.
+    if changed_lines < config.min_changed_lines && !only_unshowable(input.change, &ignored) {
         return skip(format!(
             "{changed_lines} reviewable changed line(s), fewer than min_changed_lines = {}{}",
             config.min_changed_lines,
@@ -233,6 +236,16 @@ pub fn decide(input: &GateInput<'_>, config: &GateConfig) -> Result<Decision, St
         );
     }
     Ok(Decision::Review { ignored, changed_lines })
+}
+
+/// Whether the change, once its ignored files are set aside, holds files but
+/// none a model can be shown ([`gauntlet_change::ChangedFile::is_showable`]),
+/// and at least one of them is still there at head (a deleted binary file
+/// alone leaves nothing to review).
+fn only_unshowable(change: &Change, ignored: &[(String, String)]) -> bool {
+    let kept: Vec<_> = change.files.iter().filter(|f| !ignored.iter().any(|(p, _)| p == f.diff.path())).collect();
+    let present = |f: &&gauntlet_change::ChangedFile| f.diff.status != gauntlet_change::FileStatus::Deleted;
+    kept.iter().all(|f| !f.is_showable()) && kept.iter().any(present)
 }
 
 /// The changed files that hold no reviewable lines because of what they are

@@ -62,7 +62,8 @@ impl Review {
     }
 
     /// True when no reviewer session was even scheduled although the review ran:
-    /// the size limits left nothing reviewable (every file is in `not_reviewed`).
+    /// no changed file could be shown to a model (too large, binary, a submodule
+    /// pointer, a name not in UTF-8: every such file is in `not_reviewed`).
     pub fn nothing_reviewable(&self) -> bool {
         self.skipped.is_none() && self.find_units == 0
     }
@@ -71,7 +72,7 @@ impl Review {
     /// purpose by the ignore lists), every unit run, every finding validated and
     /// every disproof checked. Anything less is a partial review, whatever was found.
     /// (A run where no reviewer completed has a gap per reviewer, or every file in
-    /// `not_reviewed` when the size limits left nothing, so it is never complete.)
+    /// `not_reviewed` when nothing could be shown, so it is never complete.)
     pub fn complete(&self) -> bool {
         self.gaps.is_empty()
             && self.unverified.is_empty()

@@ -214,3 +214,27 @@ fn automated_subject_patterns_too_large_to_share_a_set_still_work() {
     };
     assert!(matches!(decide_with(&config, "Fix the login check"), Ok(Decision::Review { .. })));
 }
+
+/// A binary file as `git diff` shows it, `deleted` or changed.
+fn binary(path: &str, deleted: bool) -> ChangedFile {
+    let mode = if deleted { "deleted file mode 100644\n" } else { "" };
+    let to = if deleted { "/dev/null".to_string() } else { format!("b/{path}") };
+    let patch = format!("diff --git a/{path} b/{path}\n{mode}index 1..2\nBinary files a/{path} and {to} differ\n");
+    ChangedFile { diff: parse_patch(&patch).unwrap().remove(0), head_text: None, unreadable: None }
+}
+
+#[test]
+fn a_change_of_only_files_no_model_can_be_shown_is_not_skipped_as_small() {
+    let only_binary = change(vec![binary("logo.png", false)]);
+    assert_eq!(
+        run(&only_binary, PrMeta::default(), &[], false, false),
+        Decision::Review { ignored: vec![], changed_lines: 0 },
+        "it goes on, to be reported as nothing reviewed"
+    );
+    // Deleting a binary file leaves nothing to review: still a small change.
+    let deleted = change(vec![binary("logo.png", true)]);
+    assert!(skip_reason(run(&deleted, PrMeta::default(), &[], false, false)).contains("min_changed_lines"));
+    // Beside a file a model can read, the binary file does not stop the small-change skip.
+    let beside = change(vec![binary("logo.png", false), file("src/a.rs", 0, 0, "fn a() {}\n")]);
+    assert!(skip_reason(run(&beside, PrMeta::default(), &[], false, false)).contains("logo.png (binary)"));
+}

@@ -99,8 +99,9 @@ pub fn log_coverage(review: &Review, format: Format) {
     }
 }
 
-/// Why a review that ran reviewed nothing: the size limits left no file to
-/// review, or every reviewer failed.
+/// Why a review that ran reviewed nothing: no file was left that a model could
+/// be shown (too large, binary, a submodule pointer, a name not in UTF-8), or
+/// every reviewer failed.
 pub fn nothing_reviewed(review: &Review) -> String {
     if !review.nothing_reviewable() {
         return "every reviewer failed, so nothing was reviewed (the coverage gaps say why)".into();
@@ -108,7 +109,7 @@ pub fn nothing_reviewed(review: &Review) -> String {
     let files: Vec<String> =
         review.not_reviewed.iter().filter(|n| !n.ignored).map(|n| format!("{} ({})", n.path, n.reason)).collect();
     format!(
-        "nothing reviewable was left after the size limits, so no reviewer ran: {}",
+        "nothing reviewable was left, so no reviewer ran: {}",
         if files.is_empty() { "no changed file could be shown to a model".to_string() } else { files.join("; ") }
     )
 }
@@ -357,11 +358,9 @@ impl Prepared {
         review.published.splice(0..0, secrets);
         review.not_reviewed.extend(self.ignored.iter().cloned());
         if review.nothing_reviewable() {
-            review.notes.push(
-                "nothing reviewable was left after the size limits, so no reviewer ran; `not reviewed` names \
-                 each file and why"
-                    .into(),
-            );
+            review
+                .notes
+                .push("nothing reviewable was left, so no reviewer ran; `not reviewed` names each file and why".into());
         }
         review.notes.extend(self.context_notes.iter().cloned());
         review.gaps.extend(self.context_failures.iter().map(|(name, message)| Gap {

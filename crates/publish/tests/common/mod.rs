@@ -129,3 +129,37 @@ pub fn resolved_by_writer(threads: &[usize]) -> Dismissals {
         .collect();
     Dismissals { counted, ..Dismissals::default() }
 }
+
+/// Publish `published` to `host` once, as a full run at [`HEAD`] under the
+/// default dismissal policy: list what is there, decide, write.
+pub async fn publish_once(
+    host: &dyn gauntlet_publish::CodeHost,
+    published: Vec<Published>,
+) -> Result<gauntlet_publish::Summary, gauntlet_publish::PublishError> {
+    use gauntlet_publish::{OverviewMarker, Policy, Request, Reviewed, dismissal, sync};
+    let review = review(published);
+    let existing = host.existing(HEAD).await?;
+    let dismissals = dismissal::check(host, &existing, Policy::default()).await;
+    let marker = OverviewMarker {
+        head: HEAD.into(),
+        rules: review.rules_version.clone(),
+        config: "cfg1".into(),
+        held: None,
+        era: None,
+        gone: vec![],
+        incomplete: false,
+    };
+    let candidates = candidates(&review.published);
+    let request = Request {
+        review: &review,
+        candidates,
+        marker,
+        cap: 15,
+        reviewed: Reviewed::All,
+        notes: vec![],
+        dismissals,
+        since_last: None,
+        unapplied_rules: vec![],
+    };
+    sync(host, &existing, request).await
+}

@@ -68,6 +68,9 @@ pub struct State {
     pub fault: Option<Fault>,
     /// The next write takes effect and is then answered with this status.
     pub store_then_fail: Option<u16>,
+    /// Refusals for a rate limit the next writes get, in order, each a status
+    /// and its headers; a refused write changes nothing.
+    pub rate_limited: std::collections::VecDeque<(u16, Vec<(&'static str, String)>)>,
     /// Who opened the pull request.
     pub author: String,
     /// Who may write to the repository.
@@ -117,6 +120,7 @@ impl Default for State {
             log: Vec::new(),
             fault: None,
             store_then_fail: None,
+            rate_limited: Default::default(),
             author: AUTHOR.into(),
             writers: vec![PERSON.into(), "erin".into()],
             permission_checks: Vec::new(),
@@ -205,6 +209,11 @@ impl<W: Wire> Respond for Responder<W> {
                 && request.url.path().ends_with("/graphql")
                 && !body["query"].as_str().unwrap_or("").starts_with("mutation"));
         if write {
+            if let Some((status, headers)) = state.rate_limited.pop_front() {
+                let refusal =
+                    headers.into_iter().fold(ResponseTemplate::new(status), |r, (k, v)| r.insert_header(k, v));
+                return refusal.set_body_json(serde_json::json!({"message": "API rate limit exceeded"}));
+            }
             if state.deny_writes {
                 return ResponseTemplate::new(403)
                     .set_body_json(serde_json::json!({"message": "Resource not accessible by integration"}));
@@ -326,4 +335,21 @@ pub fn created(value: Value) -> ResponseTemplate {
 
 pub fn not_found(what: &str) -> ResponseTemplate {
     ResponseTemplate::new(404).set_body_json(serde_json::json!({"message": format!("no route for {what}")}))
+}
+
+/// One `#[tokio::test]` per host for each async fn named, each given a fresh
+/// fake of that host (declare the module with `#[macro_use] mod fakes;`).
+#[allow(unused_macros)]
+macro_rules! on_every_host {
+    ($($name:ident),* $(,)?) => {
+        mod github {
+            $(#[tokio::test] async fn $name() { super::$name(crate::fakes::github::start().await).await })*
+        }
+        mod gitlab {
+            $(#[tokio::test] async fn $name() { super::$name(crate::fakes::gitlab::start(crate::common::HEAD).await).await })*
+        }
+        mod azure {
+            $(#[tokio::test] async fn $name() { super::$name(crate::fakes::azure::start(crate::common::HEAD).await).await })*
+        }
+    };
 }

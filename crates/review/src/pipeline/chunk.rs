@@ -25,13 +25,16 @@ fn hunks_cost(f: &ChangedFile) -> usize {
     tokens(chars, count) + 32
 }
 
-/// Split `change` into parts of at most `budget` estimated tokens each.
+/// Split `change` into parts of at most `budget` estimated tokens each. A file
+/// with nothing to show ([`ChangedFile::is_showable`]: binary, a submodule
+/// pointer, a name not in UTF-8) goes in no part: a part of only such files
+/// would have reviewers read an empty diff. The report already lists them.
 pub fn plan(change: &Change, budget: usize) -> (Vec<Vec<PartFile<'_>>>, Vec<NotReviewed>) {
     let mut parts: Vec<Vec<PartFile<'_>>> = Vec::new();
     let mut current: Vec<PartFile<'_>> = Vec::new();
     let mut used = 0;
     let mut too_large = Vec::new();
-    for f in &change.files {
+    for f in change.files.iter().filter(|f| f.is_showable()) {
         let (whole, hunks) = (whole_cost(f), hunks_cost(f));
         let (file, cost) = if whole <= budget {
             (PartFile { file: f, whole: true }, whole)
@@ -102,6 +105,19 @@ mod tests {
         assert!(skipped.is_empty());
         assert!(parts[0][0].head_text().is_none());
         assert!(parts[0][0].unshown_reason().unwrap().contains("hunks"));
+    }
+
+    #[test]
+    fn a_file_with_nothing_to_show_goes_in_no_part() {
+        let binary =
+            "diff --git a/logo.png b/logo.png\nindex 1..2 100644\nBinary files a/logo.png and b/logo.png differ\n";
+        let binary = ChangedFile { diff: parse_patch(binary).unwrap().remove(0), head_text: None, unreadable: None };
+        let alone = change(vec![binary.clone()]);
+        let (parts, skipped) = plan(&alone, 10_000);
+        assert!(parts.is_empty() && skipped.is_empty(), "no part, so no reviewer runs");
+        let beside = change(vec![binary, file("a", 10, 2)]);
+        let (parts, _) = plan(&beside, 10_000);
+        assert_eq!(parts.iter().flatten().map(|f| f.path()).collect::<Vec<_>>(), ["a"]);
     }
 
     #[test]

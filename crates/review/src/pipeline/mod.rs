@@ -402,8 +402,12 @@ pub fn not_reviewed(change: &Change) -> Vec<NotReviewed> {
     change
         .files
         .iter()
-        // A deleted file was reviewed through its removed lines.
-        .filter(|f| f.head_text.is_none() && f.diff.status != gauntlet_change::FileStatus::Deleted)
+        // A deleted file was reviewed through its removed lines, unless its name
+        // kept them from being read.
+        .filter(|f| {
+            let deleted = f.diff.status == gauntlet_change::FileStatus::Deleted;
+            f.head_text.is_none() && (!deleted || f.unreadable.as_deref() == Some(gauntlet_change::UNREADABLE_NAME))
+        })
         .map(|f| NotReviewed::new(f.diff.path(), f.unreadable.clone().unwrap_or_else(|| "content unavailable".into())))
         .collect()
 }

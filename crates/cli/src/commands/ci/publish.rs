@@ -88,6 +88,12 @@ pub fn post(
     review: &Review,
     target: &Target<'_>,
 ) -> Result<(Posted, Tally)> {
+    if let (Ok((host, _)), Some(secs)) = (poster.as_mut(), target.prepared.settings.file.network.max_retry_after_secs) {
+        // A host that refuses a write for its rate limit is waited out (as the
+        // model's provider is) for at most this long; the reads before it used
+        // the default.
+        host.wait_at_most(std::time::Duration::from_secs(secs));
+    }
     let (host, existing) = match poster.as_ref() {
         Ok((host, existing)) => (host, existing),
         Err(why) => return Ok((Err(NotPosted::nothing(why.clone())), Tally::default())),
