@@ -80,6 +80,11 @@ pub(crate) fn repeated_gaps(gaps: &[Gap]) -> Vec<(&Gap, Vec<&str>, usize)> {
     out
 }
 
+/// ` (N times)` after a gap said once for N, nothing for one.
+pub(crate) fn times(n: usize) -> String {
+    if n > 1 { format!(" ({n} times)") } else { String::new() }
+}
+
 /// A token count with thousands separators.
 pub(crate) fn count(n: u64) -> String {
     let digits = n.to_string();

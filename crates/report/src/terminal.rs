@@ -169,8 +169,7 @@ fn gaps(out: &mut Out, gaps: &[Gap]) {
         if let Some(f) = &g.finding {
             let _ = write!(what, " · finding {}", one_line(f));
         }
-        let times = if times > 1 { format!(" ({times} times)") } else { String::new() };
-        out.line(&format!("  - {what}: {}{times}", one_line(&g.message)));
+        out.line(&format!("  - {what}: {}{}", one_line(&g.message), fmt::times(times)));
     }
 }
 

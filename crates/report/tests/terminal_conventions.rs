@@ -120,6 +120,25 @@ fn an_error_repeated_across_reviewers_is_said_once_with_a_count() {
 }
 
 #[test]
+fn markdown_and_the_stderr_summary_also_say_a_repeated_error_once() {
+    let markdown = render(&review(), Format::Markdown, &PLAIN);
+    assert_eq!(markdown.matches("529 overloaded").count(), 1, "{markdown}");
+    assert!(markdown.contains("(3 times)"), "{markdown}");
+    let summary = gauntlet_report::coverage::summary(&review()).unwrap();
+    assert_eq!(summary.matches("529 overloaded").count(), 1, "{summary}");
+    assert!(
+        summary.contains(
+            "(reviewers correctness, security-privacy): provider error: 529 overloaded (after 3 attempts) (3 times)"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.starts_with("gauntlet: the review is incomplete (4 coverage gaps"),
+        "the count is of gaps: {summary}"
+    );
+}
+
+#[test]
 fn an_unknown_price_is_said_to_be_unknown_never_a_dollar_amount() {
     for format in [Format::Terminal, Format::Markdown] {
         let out = render(&review(), format, &PLAIN);
