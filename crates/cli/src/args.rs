@@ -84,7 +84,7 @@ pub enum Command {
         #[arg(value_name = "SHELL")]
         shell: clap_complete::Shell,
     },
-    /// Write man pages: one for gauntlet and one per command into DIR, or gauntlet(1) to stdout.
+    /// Write man pages into DIR (one per command), or gauntlet.1 to stdout.
     #[command(after_help = crate::help::MAN)]
     Man {
         /// The folder to write the pages into (created if missing).

@@ -20,7 +20,7 @@ Environment:
   CI, TF_BUILD                        plain progress lines instead of a live display
   GITHUB_TOKEN, GH_TOKEN, GITLAB_TOKEN, GAUNTLET_GITLAB_TOKEN, AZURE_DEVOPS_TOKEN,
   SYSTEM_ACCESSTOKEN                  code-host tokens (`ci`, `stats`, `review --pr`)
-  The CI's own variables (GITHUB_*, CI_*, SYSTEM_*, BUILD_*) tell `ci` which pull request it runs for.
+  GITHUB_*, CI_*, SYSTEM_*, BUILD_*   the CI's own variables: which pull request `ci` runs for
 
 Exit codes: 0 done (findings or not), 1 nothing reviewed or the run timed out, 2 an error to fix,
 3 a finding at or above --fail-on, 4 a candidate at or above --fail-on could not be validated,
@@ -32,7 +32,7 @@ Examples:
   gauntlet review --staged                         what `git commit` would record
   gauntlet review --base origin/main --head HEAD~1
   gauntlet review --pr https://github.com/o/r/pull/7
-  gauntlet review --fail-on medium                 exit 3 on a medium or high finding (pre-commit, scripts)
+  gauntlet review --fail-on medium                 exit 3 on a medium or high finding
   gauntlet review --format json --output sarif=gauntlet.sarif --output markdown=review.md
 
 Environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, *_BASE_URL, GAUNTLET_PROVIDER, GAUNTLET_MODEL,
