@@ -7,7 +7,12 @@ use std::path::PathBuf;
 pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 3600;
 
 #[derive(Debug, Parser)]
-#[command(name = "gauntlet", version, about = "A pre-merge AI code reviewer built for precision")]
+#[command(
+    name = "gauntlet",
+    version,
+    about = "A pre-merge AI code reviewer built for precision",
+    after_help = crate::help::TOP
+)]
 pub struct Cli {
     /// Run as if started in DIR.
     #[arg(short = 'C', global = true, value_name = "DIR")]
@@ -25,7 +30,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Review a change and print the report (never posts anywhere).
-    Review(Box<ReviewArgs>),
+    #[command(after_help = crate::help::REVIEW)]
+    Review(Box<ReviewCommandArgs>),
     /// In a CI pull-request pipeline: review the pull request and post to it (GitHub, GitLab, Azure DevOps).
     // The pipeline names the change, so the flags that choose one are hidden here;
     // `ci` still parses them to say they belong to `review`.
@@ -35,35 +41,56 @@ pub enum Command {
         mut_arg("staged", |a| a.hide(true)),
         mut_arg("worktree", |a| a.hide(true)),
         mut_arg("patch", |a| a.hide(true)),
-        mut_arg("pr", |a| a.hide(true))
+        mut_arg("pr", |a| a.hide(true)),
+        after_help = crate::help::CI
     )]
     Ci(Box<CiArgs>),
     /// Write a commented starter gauntlet.toml at the repository root.
+    #[command(after_help = crate::help::INIT)]
     Init {
         /// Overwrite an existing gauntlet.toml.
         #[arg(long)]
         force: bool,
     },
     /// List the reviewers and whether each would run on the change, and why.
+    #[command(after_help = crate::help::REVIEWERS)]
     Reviewers(ReviewersArgs),
     /// Fetch or list the local models the offline provider runs.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = crate::help::MODEL)]
     Model(ModelCommand),
     /// Turn published findings into patches that survived an adversarial review loop.
+    #[command(after_help = crate::help::FIX)]
     Fix(Box<FixArgs>),
     /// Revise a document toward a goal in an adversarial review loop.
+    #[command(after_help = crate::help::REFINE)]
     Refine(Box<RefineArgs>),
     /// Review every case of a corpus (print-only) and score precision and recall;
     /// `backtest mine` builds a corpus from this repository's history, `backtest merge`
     /// adds shard reports up.
+    #[command(after_help = crate::help::BACKTEST)]
     Backtest(Box<BacktestArgs>),
     /// What became of the findings the pipeline published on recent merged or closed
     /// pull requests (read only): fixed, withdrawn, dismissed, ignored; precision in
     /// the wild and action rate, per reviewer, severity and month.
+    #[command(after_help = crate::help::STATS)]
     Stats(StatsArgs),
     /// Rules governance: pin the reviewer rules in use, verify them, draft a new one.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = crate::help::RULES)]
     Rules(RulesCommand),
+    /// Print a shell completion script (bash, zsh, fish, powershell or elvish).
+    #[command(after_help = crate::help::COMPLETIONS)]
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Write man pages into DIR (one per command), or gauntlet.1 to stdout.
+    #[command(after_help = crate::help::MAN)]
+    Man {
+        /// The folder to write the pages into (created if missing).
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -229,6 +256,33 @@ pub struct ReviewArgs {
     /// come from the host's API and are fetched here; nothing is posted.
     #[arg(long, value_name = "URL", conflicts_with_all = ["base", "staged", "worktree", "patch"])]
     pub pr: Option<String>,
+    /// Review even a head reviewed before with the same settings (not a flag: set by
+    /// `review --fail-on`, whose exit code needs this run's findings).
+    #[arg(skip)]
+    pub again: bool,
+}
+
+/// `gauntlet review`: every review flag, plus what decides its exit code and
+/// where its reports go.
+#[derive(Debug, Args, Default, Clone)]
+pub struct ReviewCommandArgs {
+    #[command(flatten)]
+    pub review: ReviewArgs,
+    /// Exit 3 when a published finding is at least this severe (high, medium or low), and 4
+    /// when none is but a candidate at least this severe could not be validated either way.
+    #[arg(long, value_name = "SEVERITY")]
+    pub fail_on: Option<String>,
+    #[command(flatten)]
+    pub outputs: OutputArgs,
+}
+
+/// Report files written next to the report on stdout.
+#[derive(Debug, Args, Default, Clone)]
+pub struct OutputArgs {
+    /// Also write the report in FORMAT to PATH (repeatable), e.g. `--output sarif=gauntlet.sarif`.
+    /// Each file is written whole or not at all; stdout still gets --format.
+    #[arg(long = "output", value_name = "FORMAT=PATH", value_parser = crate::outputs::parse)]
+    pub outputs: Vec<crate::outputs::Output>,
 }
 
 /// The adversarial loop's knobs, shared by `fix` and `refine`.
@@ -442,4 +496,6 @@ pub struct CiArgs {
     /// left out), for the job's `artifacts: reports: codequality:`. Written whole or not at all.
     #[arg(long, value_name = "PATH")]
     pub codequality: Option<PathBuf>,
+    #[command(flatten)]
+    pub outputs: OutputArgs,
 }

@@ -4,7 +4,8 @@
 //! no changed file could be shown to a model) or a
 //! backtest case could not be run,
 //! 2 for errors the user must fix (not a repository, bad revision, bad config),
-//! 3 when `gauntlet ci --fail-on` finds a finding that severe,
+//! 3 when `--fail-on` (on `review` or `ci`) finds a finding that severe,
+//! 4 when none is but a candidate that severe could not be validated either way,
 //! 130 when `review`, `ci` or `fix` was stopped by Ctrl-C or SIGTERM.
 
 mod args;
@@ -14,8 +15,10 @@ mod context;
 mod feedback_api;
 mod files;
 mod gate;
+mod help;
 mod interrupt;
 mod offline;
+mod outputs;
 mod pr;
 mod pr_url;
 mod progress;
@@ -109,21 +112,7 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
             let git = gauntlet_change::git::Git::discover(&dir)?;
             rules_command(&git, config, action)
         }
-        args::Command::Review(review) => {
-            let git = gauntlet_change::git::Git::discover(&dir)?;
-            let tty = std::io::stdout().is_terminal();
-            match commands::review::run(&git, config, review, &env_var, tty)? {
-                commands::review::Outcome::Done => Ok(ExitCode::SUCCESS),
-                commands::review::Outcome::NothingReviewed { why } => {
-                    eprintln!("gauntlet: {why}");
-                    Ok(ExitCode::from(1))
-                }
-                commands::review::Outcome::TimedOut => {
-                    eprintln!("gauntlet: {TIMED_OUT}");
-                    Ok(ExitCode::from(1))
-                }
-            }
-        }
+        args::Command::Review(review) => review_command(&dir, config, review),
         args::Command::Ci(ci) => {
             let git = gauntlet_change::git::Git::discover(&dir)?;
             let tty = std::io::stdout().is_terminal();
@@ -140,6 +129,14 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
                 }
             }
         }
+        args::Command::Completions { shell } => {
+            commands::manual::completions(*shell)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        args::Command::Man { dir } => {
+            commands::manual::man(dir.as_deref())?;
+            Ok(ExitCode::SUCCESS)
+        }
         args::Command::Refine(refine) => {
             // A document need not live in a repository; gauntlet.toml is looked for
             // at the repository root when there is one.
@@ -149,6 +146,33 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
                 true => Ok(ExitCode::SUCCESS),
                 false => Ok(ExitCode::from(1)),
             }
+        }
+    }
+}
+
+/// `gauntlet review`. With `--fail-on`, the exit code follows the rule `ci`
+/// applies (3 for a finding that severe, 4 for a candidate that severe nobody
+/// could validate), from `ci`'s own code; review.rs itself stays print-only.
+fn review_command(
+    dir: &std::path::Path,
+    config: Option<&std::path::Path>,
+    args: &args::ReviewCommandArgs,
+) -> Result<ExitCode> {
+    let fail_on = args.fail_on.as_deref().map(commands::ci::severity).transpose()?;
+    let git = gauntlet_change::git::Git::discover(dir)?;
+    let tty = std::io::stdout().is_terminal();
+    match commands::review::run(&git, config, args, fail_on, &env_var, tty)? {
+        commands::review::Outcome::Done => Ok(ExitCode::SUCCESS),
+        commands::review::Outcome::Reviewed(review) => {
+            Ok(fail_on.map_or(ExitCode::SUCCESS, |min| commands::ci::fail_on(&review, min)))
+        }
+        commands::review::Outcome::NothingReviewed { why } => {
+            eprintln!("gauntlet: {why}");
+            Ok(ExitCode::from(1))
+        }
+        commands::review::Outcome::TimedOut => {
+            eprintln!("gauntlet: {TIMED_OUT}");
+            Ok(ExitCode::from(1))
         }
     }
 }

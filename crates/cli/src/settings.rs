@@ -520,7 +520,9 @@ impl Settings {
         let color = match args.color.as_str() {
             "always" => true,
             "never" => false,
-            "auto" => is_tty && env("NO_COLOR").is_none(),
+            // NO_COLOR (no-color.org) and a terminal that says it cannot draw
+            // escapes both turn colour off; only `--color always` overrides them.
+            "auto" => is_tty && env("NO_COLOR").is_none() && env("TERM").is_none_or(|t| t != "dumb"),
             other => bail!("--color {other}: use auto, always or never"),
         };
         let models = resolve_models(args, &file, env)?;

@@ -40,9 +40,13 @@ pub struct Item {
 /// Every hole in the review's coverage, gaps first.
 pub fn items(review: &Review) -> Vec<Item> {
     let mut out = Vec::new();
-    for g in &review.gaps {
-        let who = g.reviewer.as_deref().map(|r| format!(" (reviewer {r})")).unwrap_or_default();
-        let text = format!("coverage gap in {}{who}: {}", g.step, g.message);
+    for (g, reviewers, times) in crate::fmt::repeated_gaps(&review.gaps) {
+        let who = match reviewers.as_slice() {
+            [] => String::new(),
+            [one] => format!(" (reviewer {one})"),
+            many => format!(" (reviewers {})", many.join(", ")),
+        };
+        let text = format!("coverage gap in {}{who}: {}{}", g.step, g.message, crate::fmt::times(times));
         out.push(Item { kind: Kind::Gap, text });
     }
     for u in &review.unverified {

@@ -2,7 +2,7 @@
 
 use gauntlet_review::Review;
 use gauntlet_review::finding::DropReason;
-use gauntlet_review::review::Funnel;
+use gauntlet_review::review::{Funnel, Gap};
 
 /// A revision as shown to people: full commit ids shortened to 12 characters,
 /// anything else (`origin/main`, `HEAD`) as given.
@@ -63,6 +63,44 @@ pub(crate) fn wall(ms: u64) -> String {
     }
 }
 
+/// The last `width` characters of `text`, led by `…` when cut (the end of a
+/// location, its file name and line, is the part worth keeping).
+pub(crate) fn cut_left(text: &str, width: usize) -> String {
+    let n = text.chars().count();
+    if n <= width {
+        return text.to_string();
+    }
+    let keep = width.saturating_sub(1);
+    format!("…{}", text.chars().skip(n - keep).collect::<String>())
+}
+
+/// Gaps with the same step, finding and message, said once: the first of them,
+/// every reviewer they name (in order, once each), and how many there were. A
+/// provider that is down fails every call the same way; one line says so.
+pub(crate) fn repeated_gaps(gaps: &[Gap]) -> Vec<(&Gap, Vec<&str>, usize)> {
+    let mut out: Vec<(&Gap, Vec<&str>, usize)> = Vec::new();
+    for g in gaps {
+        let same = |(first, _, _): &&mut (&Gap, Vec<&str>, usize)| {
+            first.step == g.step && first.finding == g.finding && first.message == g.message
+        };
+        match out.iter_mut().find(|e| same(e)) {
+            Some((_, reviewers, times)) => {
+                *times += 1;
+                if let Some(r) = g.reviewer.as_deref().filter(|r| !reviewers.contains(r)) {
+                    reviewers.push(r);
+                }
+            }
+            None => out.push((g, g.reviewer.as_deref().into_iter().collect(), 1)),
+        }
+    }
+    out
+}
+
+/// ` (N times)` after a gap said once for N, nothing for one.
+pub(crate) fn times(n: usize) -> String {
+    if n > 1 { format!(" ({n} times)") } else { String::new() }
+}
+
 /// A token count with thousands separators.
 pub(crate) fn count(n: u64) -> String {
     let digits = n.to_string();
@@ -80,12 +118,15 @@ pub(crate) fn count(n: u64) -> String {
     out
 }
 
+/// A cost in dollars; a price nobody knows is said to be unknown, never `$0`.
 pub(crate) fn cost(usd: Option<f64>) -> String {
     match usd {
         Some(c) if c.is_finite() => format!("${c:.4}"),
-        _ => "n/a".to_string(),
+        _ => UNKNOWN.to_string(),
     }
 }
+
+const UNKNOWN: &str = "unknown";
 
 pub(crate) const USAGE_HEADERS: [&str; 9] = ["step", "tier", "model", "calls", "in", "out", "cached", "cost", "wall"];
 
@@ -122,9 +163,9 @@ fn total_row(review: &Review) -> [String; 9] {
     let u = &review.usage;
     let known: Vec<f64> = u.iter().filter_map(|s| s.cost).collect();
     let total_cost = match known.len() {
-        0 => "n/a".to_string(),
+        0 => UNKNOWN.to_string(),
         n if n == u.len() => cost(Some(known.iter().sum())),
-        _ => format!("{} + n/a", cost(Some(known.iter().sum()))),
+        _ => format!("{} + {UNKNOWN}", cost(Some(known.iter().sum()))),
     };
     [
         "total".to_string(),
@@ -207,7 +248,7 @@ mod tests {
         assert_eq!(wall(999), "999ms");
         assert_eq!(wall(1_050), "1.1s");
         assert_eq!(wall(125_000), "2m05s");
-        assert_eq!(cost(None), "n/a");
-        assert_eq!(cost(Some(f64::NAN)), "n/a");
+        assert_eq!(cost(None), "unknown");
+        assert_eq!(cost(Some(f64::NAN)), "unknown");
     }
 }

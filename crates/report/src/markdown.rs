@@ -132,15 +132,22 @@ fn gaps(out: &mut String, gaps: &[Gap]) {
     }
     out.push_str("### Coverage gaps\n\n");
     out.push_str("These parts of the review did not run: do not assume they are clean.\n\n");
-    for g in gaps {
+    for (g, reviewers, times) in crate::fmt::repeated_gaps(gaps) {
         let mut what = format!("**{}**", text(&g.step));
-        if let Some(r) = &g.reviewer {
-            let _ = write!(what, " · reviewer {}", code(r));
+        let names: Vec<String> = reviewers.iter().map(|r| code(r)).collect();
+        match names.as_slice() {
+            [] => {}
+            [one] => {
+                let _ = write!(what, " · reviewer {one}");
+            }
+            many => {
+                let _ = write!(what, " · reviewers {}", many.join(", "));
+            }
         }
         if let Some(f) = &g.finding {
             let _ = write!(what, " · finding {}", code(f));
         }
-        let _ = writeln!(out, "- {what}: {}", text(&g.message));
+        let _ = writeln!(out, "- {what}: {}{}", text(&g.message), crate::fmt::times(times));
     }
     out.push('\n');
 }

@@ -111,15 +111,20 @@ fn severity(out: &Out, s: Severity) -> String {
     format!("{painted}{}", &label[label.trim_end().len()..])
 }
 
+/// The widest a finding's header line gets: it fits a 100-column terminal.
+const HEADER_COLUMNS: usize = 100;
+
 fn finding(out: &mut Out, p: &Published) {
-    let mut head = format!("{} {}", severity(out, p.severity), one_line(&p.location));
-    if !p.inline {
-        head.push_str(" (outside the diff: overview)");
-    }
-    let _ = write!(head, "  {} / {}  confidence {}", one_line(&fmt::raised_by(p)), p.lens.as_str(), p.confidence);
-    let id = out.paint(&format!("[{}]", one_line(&p.id)), DIM);
+    let outside = if p.inline { "" } else { " (outside the diff: overview)" };
+    let id = format!("[{}]", one_line(&p.id));
+    let confidence = format!("confidence {}", p.confidence);
+    // `SEVERITY location  confidence N  [id]`: the location gives way when long.
+    let fixed = 7 + outside.chars().count() + 2 + confidence.chars().count() + 2 + id.chars().count();
+    let location = fmt::cut_left(&one_line(&p.location), HEADER_COLUMNS.saturating_sub(fixed));
+    let head = format!("{} {location}{outside}  {confidence}  {}", severity(out, p.severity), out.paint(&id, DIM));
     out.line("");
-    out.line(&format!("{head}  {id}"));
+    out.line(&head);
+    out.line(&format!("  raised by {} · {}", one_line(&fmt::raised_by(p)), p.lens.as_str()));
     out.block("  ", &p.claim);
     out.block("    │ ", &p.evidence);
     let (answer, gap_label) = fmt::validator_label(p);
@@ -156,15 +161,21 @@ fn gaps(out: &mut Out, gaps: &[Gap]) {
     let h = out.paint(&title, &format!("{BOLD};{YELLOW}"));
     out.line("");
     out.line(&h);
-    for g in gaps {
+    for (g, reviewers, times) in fmt::repeated_gaps(gaps) {
         let mut what = one_line(&g.step);
-        if let Some(r) = &g.reviewer {
-            let _ = write!(what, " · reviewer {}", one_line(r));
+        match reviewers.as_slice() {
+            [] => {}
+            [one] => {
+                let _ = write!(what, " · reviewer {}", one_line(one));
+            }
+            many => {
+                let _ = write!(what, " · reviewers {}", one_line(&many.join(", ")));
+            }
         }
         if let Some(f) = &g.finding {
             let _ = write!(what, " · finding {}", one_line(f));
         }
-        out.line(&format!("  - {what}: {}", one_line(&g.message)));
+        out.line(&format!("  - {what}: {}{}", one_line(&g.message), fmt::times(times)));
     }
 }
 

@@ -51,6 +51,8 @@ pub const INCOMPLETE: u8 = 4;
 pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: bool) -> Result<ExitCode> {
     let ctx = ci_env::detect(env)?;
     let fail_on = args.fail_on.as_deref().map(severity).transpose()?;
+    let outputs = &args.outputs.outputs;
+    crate::outputs::check(outputs, &args.codequality.as_deref().into_iter().collect::<Vec<_>>())?;
     let change = &args.review.change;
     if change.staged || change.worktree || change.patch.is_some() || change.base.is_some() || args.review.pr.is_some() {
         bail!(
@@ -142,6 +144,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let prepared = match prepare(git, &review_args, env, settings)? {
         Plan::Skip(review) => {
             let code = skipped(&review, format, &opts)?;
+            crate::outputs::write(outputs, &review, opts.verbose, |_| false)?;
             // A change the gate skips (a lockfile bump after a failing run) must not
             // pass what still stands on the pull request, in either blocking mode.
             let Some(tally) = publish::unreviewed(&runtime, &poster, policy)? else { return Ok(code) };
@@ -195,6 +198,8 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     }
     let review = crate::interrupt::block_on(&runtime, STOPPED, prepared.run(git))??;
     print!("{}", gauntlet_report::render(&review, format, &opts));
+    // Code Quality waits for the pull request's dismissals, as --codequality does.
+    crate::outputs::write(outputs, &review, opts.verbose, |f| f == Format::Codequality)?;
     crate::commands::review::log_coverage(&review, format);
     if review.timed_out {
         // A partial review would read as "fixed" for every finding it never got to.
@@ -230,7 +235,8 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let blocks = status::Blocks { min: block.min, may_block: &may_block, incomplete: incomplete.len() };
     let run_status = status::build(&review, &tally.dismissed, &blocks, standing, &scope, ctx.details_url.clone());
     status::report(&runtime, &poster, &review.head, &run_status);
-    if let Some(path) = &args.codequality {
+    let codequality = outputs.iter().filter(|o| o.format == Format::Codequality).map(|o| o.path.as_path());
+    for path in args.codequality.as_deref().into_iter().chain(codequality) {
         status::write_codequality(path, &run_status)?;
     }
     let state = match &posted {
@@ -306,7 +312,16 @@ fn skipped(review: &Review, format: Format, opts: &Options) -> Result<ExitCode> 
     Ok(ExitCode::SUCCESS)
 }
 
-fn severity(text: &str) -> Result<Severity> {
+/// `gauntlet review --fail-on`: the exit code `ci` would give `review` with
+/// nothing dismissed and nothing standing from earlier runs (a local review
+/// has neither).
+pub(crate) fn fail_on(review: &Review, min: Severity) -> ExitCode {
+    let block = Blocking { min: Some(min), earned: None };
+    let incomplete = incomplete(review, &block);
+    exit_code(&review.published, &block, &publish::Tally::default(), &incomplete)
+}
+
+pub(crate) fn severity(text: &str) -> Result<Severity> {
     match text {
         "high" => Ok(Severity::High),
         "medium" => Ok(Severity::Medium),

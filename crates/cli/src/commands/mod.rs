@@ -4,6 +4,7 @@ pub mod backtest;
 pub mod ci;
 pub mod fix;
 pub mod init;
+pub mod manual;
 #[cfg(feature = "local")]
 pub mod model;
 pub mod refine;

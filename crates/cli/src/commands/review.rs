@@ -1,7 +1,7 @@
 //! `gauntlet review`: review a change and print the report. This command has no
 //! path to any code host: it only prints.
 
-use crate::args::{ChangeArgs, ReviewArgs};
+use crate::args::{ChangeArgs, ReviewArgs, ReviewCommandArgs};
 use crate::progress::say;
 use crate::roster::Roster;
 use crate::settings::{Env, Settings};
@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use gauntlet_change::acquire::PatchSource;
 use gauntlet_change::{Change, Target, git::Git};
 use gauntlet_report::{Format, Options};
+use gauntlet_review::contract::Severity;
 use gauntlet_review::fence::Fence;
 use gauntlet_review::gate::Decision;
 use gauntlet_review::intent::Intent;
@@ -46,6 +47,9 @@ const STOPPED: &str = "the review stopped before finishing; no report was printe
 /// How the run ended, for the exit code.
 pub enum Outcome {
     Done,
+    /// The review ran to the end; with `--fail-on`, what it found decides the
+    /// exit code (`main` applies the rule `ci` applies, with nothing dismissed).
+    Reviewed(Box<Review>),
     /// Nothing was reviewed; `why` says so (see [`nothing_reviewed`]).
     NothingReviewed {
         why: String,
@@ -54,15 +58,31 @@ pub enum Outcome {
     TimedOut,
 }
 
-pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tty: bool) -> Result<Outcome> {
+/// Review and print. `fail_on` (already parsed, like the outputs checked here,
+/// before anything is fetched or any model called) only makes a head reviewed
+/// before be reviewed again: the exit code it decides needs this run's findings.
+pub fn run(
+    git: &Git,
+    config: Option<&Path>,
+    cmd: &ReviewCommandArgs,
+    fail_on: Option<Severity>,
+    env: &Env,
+    is_tty: bool,
+) -> Result<Outcome> {
+    let outputs = &cmd.outputs.outputs;
+    crate::outputs::check(outputs, &[])?;
     // `--pr URL` only reads the pull request's commits from its host; this command still only prints.
-    let args = &crate::pr_url::apply(git, args, env)?;
+    let mut args = crate::pr_url::apply(git, &cmd.review, env)?;
+    // An exit code from findings needs them: a head reviewed before is reviewed again.
+    args.again |= fail_on.is_some();
+    let args = &args;
     let settings = Settings::resolve(git.root(), config, args, env, is_tty)?;
     let format: Format = settings.format.parse()?;
     let opts = Options { verbose: settings.verbose, color: settings.color && format == Format::Terminal };
     let prepared = match prepare(git, args, env, settings)? {
         Plan::Skip(review) => {
             print!("{}", gauntlet_report::render(&review, format, &opts));
+            crate::outputs::write(outputs, &review, opts.verbose, |_| false)?;
             let reason = review.skipped.as_ref().map_or("", |s| s.reason.as_str());
             say!("gauntlet: skipped: {reason}");
             return Ok(Outcome::Done);
@@ -72,6 +92,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
     let runtime = tokio::runtime::Runtime::new()?;
     let review = crate::interrupt::block_on(&runtime, STOPPED, prepared.run(git))??;
     print!("{}", gauntlet_report::render(&review, format, &opts));
+    crate::outputs::write(outputs, &review, opts.verbose, |_| false)?;
     log_coverage(&review, format);
     if review.timed_out {
         return Ok(Outcome::TimedOut);
@@ -84,7 +105,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &ReviewArgs, env: &Env, is_tt
     if review.gaps.is_empty() && is_commit(&prepared.change.head) && !replayed {
         state::mark_reviewed(git, &prepared.state_key, &prepared.change.head);
     }
-    Ok(Outcome::Done)
+    Ok(Outcome::Reviewed(Box::new(review)))
 }
 
 /// After a report a program reads, what it did not cover, on stderr: a job that
@@ -199,7 +220,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     let specs = providers::specs(&settings)?;
     let state_key = state::review_key(&change, &rules_version, &settings, &specs);
     // A replay repeats a recorded run, which marked its head as reviewed.
-    let already = args.replay.is_none() && state::was_reviewed(git, &state_key)?;
+    let already = args.replay.is_none() && !args.again && state::was_reviewed(git, &state_key)?;
     // The gate judges the whole change; the ignored files leave it afterwards.
     let changed_lines = match gate::decide(&roster.facts, &change, &settings, already, args.force)? {
         Decision::Skip { reason } => return skip(&change, &rules_version, &reason),

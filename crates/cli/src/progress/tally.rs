@@ -77,6 +77,8 @@ impl Tally {
     pub fn spent(&self) -> String {
         let tokens = format!("{} tokens", thousands(self.tokens));
         match (self.unpriced, self.cost > 0.0) {
+            // Before any call there is no price to speak of, known or not.
+            (0, _) if self.tokens == 0 => tokens,
             (0, _) => format!("{tokens}, ${:.4}", self.cost),
             (_, false) => format!("{tokens}, cost unknown"),
             (n, true) => format!("{tokens}, ${:.4} (+{n} call(s) of unknown price)", self.cost),
@@ -221,7 +223,7 @@ mod tests {
         let mut t = Tally::default();
         t.apply(&Event::StepStarted { step: VALIDATE, total: 0 }, at(0));
         let line = t.apply(&Event::StepFinished { step: VALIDATE }, at(0)).expect("a line");
-        assert_eq!(line, "validate: nothing to do; 0 tokens, $0.0000 so far");
+        assert_eq!(line, "validate: nothing to do; 0 tokens so far", "no price is claimed before a call");
     }
 
     #[test]
