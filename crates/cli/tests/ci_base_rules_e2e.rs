@@ -18,7 +18,7 @@ const REAL: &str = "Any user can delete any document because the ownership check
 
 fn scripts() -> Vec<support::Script> {
     let finding = json!({"lens": "failure_scenario", "location": "src/auth.py:4", "claim": REAL, "evidence": "    return True", "severity": "high"});
-    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100});
+    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100, "impact": "consequential"});
     vec![finder("correctness", json!([finding])), verdict("validate", REAL, &[survives])]
 }
 

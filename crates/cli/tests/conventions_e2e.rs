@@ -19,7 +19,7 @@ const CLAIM: &str = "The refund is paid twice when the callback retries.";
 fn confirmed(severity: &str) -> Vec<support::Script> {
     let finding = json!({"lens": "failure_scenario", "location": "src/pay.py:2", "claim": CLAIM,
                          "evidence": "    pay(order.total)", "severity": severity});
-    let survives = json!({"verdict": "survives", "confidence": 100,
+    let survives = json!({"verdict": "survives", "confidence": 100, "impact": "consequential",
                           "evidence": "src/pay.py:2 `pay(order.total)` runs on every retry of the callback"});
     vec![finder("correctness", json!([finding])), verdict("validate", "paid twice", &[survives])]
 }

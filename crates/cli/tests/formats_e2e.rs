@@ -76,7 +76,7 @@ async fn a_validation_that_failed_is_plain_in_every_format_with_one_exit_code() 
 fn decided_validator() -> Vec<support::Script> {
     let finding = json!({"lens": "failure_scenario", "location": "src/pay.py:2", "claim": CLAIM,
                          "evidence": "    pay(order.total)", "severity": "high"});
-    let disproved = json!({"verdict": "disproved", "confidence": 100,
+    let disproved = json!({"verdict": "disproved", "confidence": 100, "impact": "consequential",
                            "evidence": "src/pay.py:1-3 `def refund(order):` calls `pay(order.total)` once per refund"});
     vec![finder("correctness", json!([finding])), verdict("validate", "paid", &[disproved])]
 }

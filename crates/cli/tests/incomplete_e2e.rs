@@ -29,8 +29,7 @@ fn scripts(broken: usize) -> Vec<support::Script> {
     let finding = json!({"lens": "failure_scenario", "location": "src/pay.py:2", "claim": CLAIM,
                          "evidence": "    pay(order.total)", "severity": "high"});
     let off = json!({"verdict": "valid", "evidence": "src/pay.py:2 `pay(order.total)`", "confidence": 75});
-    let survives =
-        json!({"verdict": "survives", "evidence": "src/pay.py:2 `pay(order.total)` pays again", "confidence": 100});
+    let survives = json!({"verdict": "survives", "evidence": "src/pay.py:2 `pay(order.total)` pays again", "confidence": 100, "impact": "consequential"});
     let mut answers = vec![off; broken];
     answers.push(survives);
     vec![finder("correctness", json!([finding])), verdict("validate", "paid twice", &answers)]
