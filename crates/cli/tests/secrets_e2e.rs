@@ -49,7 +49,7 @@ async fn a_committed_token_is_masked_for_providers_and_reported_without_its_valu
     for s in &seen {
         let body = s.body.to_string();
         assert!(!body.contains(secret_tail), "the token reached a provider");
-        assert!(body.contains("TOKEN = \\\"[masked GitHub token]\\\""), "the masked line keeps its place: {body}");
+        assert!(body.contains("TOKEN = \\\"[masked github-pat]\\\""), "the masked line keeps its place: {body}");
     }
 
     let report: Value = serde_json::from_str(&stdout).unwrap();
@@ -57,8 +57,8 @@ async fn a_committed_token_is_masked_for_providers_and_reported_without_its_valu
     let secret = published.iter().find(|p| p["reviewer"] == "secrets").expect("the secret is reported");
     assert_eq!(secret["severity"], "high");
     assert_eq!(secret["location"], "src/client.py:3");
-    assert_eq!(secret["evidence"], "TOKEN = \"[masked GitHub token]\"");
-    let redacted = format!("A GitHub token (ghp_…, {} characters) is committed", token().len());
+    assert_eq!(secret["evidence"], gauntlet_review::secrets::NOT_QUOTED, "no part of the line is quoted");
+    let redacted = format!("A secret (github-pat, {} characters) is committed", token().len());
     assert!(secret["claim"].as_str().unwrap().contains(&redacted), "{}", secret["claim"]);
 
     let (_, markdown, _) = gauntlet(dir.path(), Wire::Anthropic, &server, &["review", "--format", "markdown"]).await;
