@@ -184,3 +184,15 @@ fn model_written_texts_of_a_review_are_masked() {
     Masker::new(&[]).unwrap().review(&mut review);
     assert!(!format!("{review:?}").contains(&token[4..]), "{review:?}");
 }
+
+#[test]
+fn a_json_answer_is_masked_string_by_string_and_stays_json() {
+    let token = github_token();
+    let answer = serde_json::json!({"findings": [{"evidence": format!("TOKEN = \"{token}\""), "line": 3}]}).to_string();
+    let masked = Masker::new(&[]).unwrap().answer(&answer);
+    let value: serde_json::Value = serde_json::from_str(&masked).expect("still JSON");
+    assert_eq!(value["findings"][0]["evidence"], "TOKEN = \"[masked github-pat]\"");
+    assert_eq!(value["findings"][0]["line"], 3);
+    let plain = Masker::new(&[]).unwrap().answer(&format!("not JSON: {token}"));
+    assert_eq!(plain, "not JSON: [masked github-pat]");
+}
