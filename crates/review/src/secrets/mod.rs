@@ -89,6 +89,12 @@ fn begin_re() -> &'static Regex {
     RE.get_or_init(|| Regex::new(PRIVATE_KEY_BEGIN).expect("compiles"))
 }
 
+/// A run of base64 long enough to be part of a key's body.
+fn body_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"[A-Za-z0-9+/=]{40,}").expect("compiles"))
+}
+
 fn end_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| Regex::new(PRIVATE_KEY_END).expect("compiles"))
@@ -195,15 +201,23 @@ impl Masker {
             return (line.to_string(), Vec::new());
         }
         if let Some(m) = begin_re().find(line) {
-            *block = !end_re().is_match(&line[m.end()..]);
-            let hit = Hit { kind: PRIVATE_KEY.into(), redacted: "a PEM block".into() };
-            // A one-line block (escaped newlines in a string) loses what follows BEGIN.
-            let masked = format!(
-                "{}{}",
-                &line[..m.end()],
-                if *block { String::new() } else { format!(" {}", placeholder(PRIVATE_KEY)) }
-            );
-            return (masked, vec![hit]);
+            let rest = &line[m.end()..];
+            let hit = || vec![Hit { kind: PRIVATE_KEY.into(), redacted: "a PEM block".into() }];
+            // The armour alone on its line (a string may go on after a `\`): the
+            // key's body is on the lines that follow, up to the END line.
+            if rest.trim_end_matches([' ', '\t', '\\']).is_empty() {
+                *block = true;
+                return (line.to_string(), hit());
+            }
+            // The whole key on one line (escaped newlines in a string): its body
+            // is masked, the armour around it kept.
+            if body_re().is_match(rest) {
+                let end = end_re().find(rest).map_or(rest.len(), |e| e.start());
+                return (format!("{} {}{}", &line[..m.end()], placeholder(PRIVATE_KEY), &rest[end..]), hit());
+            }
+            // Otherwise the armour is quoted in code that reads or writes keys (a
+            // parser's `starts_with("-----BEGIN …")`): no key, and the code after
+            // it stays readable.
         }
         self.line(line)
     }

@@ -50,7 +50,7 @@ fn url_password() -> Rule {
 /// Values that stand for a secret rather than being one: variables, templates,
 /// angle-bracket placeholders, runs of one character.
 fn placeholders() -> Allow {
-    let pattern = r"(?i)^(?:\$\{?[\w.-]+\}?|\$\(.*\)|\{\{.*\}\}|<[^>]*>|%[\w]+%|\*+|x+|\.+|password|passwd|pass|secret|changeme)$";
+    let pattern = r"(?i)^(?:\$\{?[\w.-]+\}?|\$\(.*\)|\{\{.*\}\}|\{[\w.:]*\}|<[^>]*>|%[\w]+%|\*+|x+|\.+|password|passwd|pass|secret|changeme)$";
     Allow {
         target: Target::Secret,
         all: false,
@@ -103,6 +103,7 @@ mod tests {
             r#"token: "ghs_faketoken".into(),"#,
             r#""tokenUrl": "urn:ietf:params:oauth:grant-type:jwt-bearer""#,
             "postgres://admin:${DB_PASSWORD}@db:5432/app",
+            r#"format!("postgres://admin:{pw}@db:5432/app")"#,
         ] {
             assert_eq!(masked(line).1, Vec::<String>::new(), "{line}");
         }

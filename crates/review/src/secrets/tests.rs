@@ -132,6 +132,24 @@ fn a_private_key_block_is_masked_line_for_line() {
 }
 
 #[test]
+fn a_key_on_one_line_is_masked_between_its_armour() {
+    let body = ["MIIEow", &"Ab3+".repeat(20), "Zq9/"].concat();
+    let line = format!("\"private_key\": \"-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY-----\\n\",");
+    let (masked, hits) = Masker::new(&[]).unwrap().text(&line);
+    assert_eq!(
+        masked,
+        "\"private_key\": \"-----BEGIN PRIVATE KEY----- [masked private-key]-----END PRIVATE KEY-----\\n\","
+    );
+    assert_eq!(hits.len(), 1);
+}
+
+#[test]
+fn an_armour_quoted_in_code_masks_nothing_after_it() {
+    let code = "if line.starts_with(\"-----BEGIN RSA PRIVATE KEY-----\") {\n    parse(line)\n}\n";
+    assert_eq!(Masker::new(&[]).unwrap().text(code), (code.to_string(), Vec::new()));
+}
+
+#[test]
 fn configured_patterns_mask_their_group() {
     let m = Masker::new(&[r"internal-([0-9a-f]{12})".into()]).unwrap();
     let (masked, hits) = m.line("id internal-0123456789ab end");
