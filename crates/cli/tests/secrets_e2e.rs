@@ -5,7 +5,8 @@
 mod support;
 
 use serde_json::Value;
-use support::{Fake, Wire, gauntlet, repo};
+use serde_json::json;
+use support::{Fake, Wire, finder, gauntlet, repo, verdict};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -102,4 +103,27 @@ async fn a_provider_error_echoing_the_key_does_not_leak_it() {
         assert!(!text.contains("test-key-anthropic"), "the API key is in the {what}: {text}");
     }
     assert!(stdout.contains("Coverage gaps"), "the report names what was not done: {stdout}");
+}
+
+#[tokio::test]
+async fn with_masking_off_a_model_echoing_the_token_still_prints_no_token() {
+    let dir = repo(&[("src/client.py", BASE)], &[("src/client.py", &head())]);
+    std::fs::write(dir.path().join("gauntlet.toml"), "[secrets]\nmask = false\n").unwrap();
+    let claim = format!("The token {} is hard-coded in the client", token());
+    let finding = json!({"lens": "blast_radius", "location": "src/client.py:3", "claim": claim,
+        "evidence": format!("TOKEN = \"{}\"", token()), "severity": "high"});
+    let survives =
+        json!({"verdict": "survives", "evidence": format!("src/client.py:3 sets {}", token()), "confidence": 100});
+    let scripts = vec![finder("correctness", json!([finding])), verdict("validate", "is hard-coded", &[survives])];
+    let (server, _) = Fake::start(Wire::Anthropic, scripts).await;
+    let args = ["review", "--format", "json", "--reviewers", "correctness"];
+    let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let echoed = report["published"].as_array().unwrap().iter().find(|p| p["reviewer"] == "correctness");
+    let echoed = echoed.expect("the model's finding is published").to_string();
+    assert!(echoed.contains("is hard-coded") && echoed.contains("[masked github-pat]"), "{echoed}");
+    for (what, text) in [("report", &stdout), ("log", &stderr)] {
+        assert!(!text.contains(&token()[4..]), "the token is in the {what}");
+    }
 }
