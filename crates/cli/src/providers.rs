@@ -9,6 +9,7 @@ use gauntlet_model::record::Recorder;
 use gauntlet_model::retry::{RetryPolicy, Retrying};
 use gauntlet_model::{Provider, Tier};
 use gauntlet_review::pipeline::Models;
+use gauntlet_review::secrets::{Masker, Masking};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -33,11 +34,15 @@ pub fn specs(settings: &Settings) -> Result<BTreeMap<Tier, ModelSpec>> {
     Ok(Tier::ALL.iter().map(|t| (*t, spec.clone())).collect())
 }
 
+/// The providers of every tier. With `masker` (unless `[secrets] mask = false`),
+/// every request and answer is masked where it crosses the provider, and a
+/// recording stores only masked exchanges.
 pub fn build(
     settings: &Settings,
     specs: &BTreeMap<Tier, ModelSpec>,
     env: &Env,
     recording: Option<&Recording>,
+    masker: Option<&Arc<Masker>>,
 ) -> Result<Models> {
     check_prices(settings, specs)?;
     let mut policy = RetryPolicy::default();
@@ -65,16 +70,25 @@ pub fn build(
                     // queued behind others must not time out while it waits.
                     let p = if spec.provider == "local" { p } else { Arc::new(Retrying::new(p, policy)) };
                     match recording {
-                        Some(r) => Arc::new(Recorder::record(p, &r.dir, &r.boundary)?),
+                        // Masked inside too, so the recorder stores masked answers.
+                        Some(r) => Arc::new(Recorder::record(masking(p, masker), &r.dir, &r.boundary)?),
                         None => p,
                     }
                 }
             };
+            let p = masking(p, masker);
             built.insert(key.clone(), p);
         }
         tiers.push(built[&key].clone());
     }
     Ok(Models::new(tiers[0].clone(), tiers[1].clone(), tiers[2].clone()))
+}
+
+fn masking(p: Arc<dyn Provider>, masker: Option<&Arc<Masker>>) -> Arc<dyn Provider> {
+    match masker {
+        Some(m) => Arc::new(Masking::new(p, m.clone())),
+        None => p,
+    }
 }
 
 /// A provider answering from a recording as the one `spec` names would: same name,

@@ -161,7 +161,9 @@ async fn history_reviewer_is_shown_the_fix_commit_the_change_reverts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_in_an_old_fix_commit_is_masked_before_the_history_reaches_a_model() {
-    let key = "AKIAIOSFODNN7EXAMPLE";
+    // Built at run time; AWS's documented example key would be left alone, as
+    // gitleaks' rules leave it.
+    let key = &format!("{}{}", "AKIA", "Q7WX2ZK4M5PLR3TB");
     let leaky = format!(
         "def page(items, n, size):\n    aws = \"{key}\"\n    start = n * size\n    return items[start:start + size]\n"
     );
@@ -175,7 +177,7 @@ async fn a_key_in_an_old_fix_commit_is_masked_before_the_history_reaches_a_model
     assert_eq!(code, 0, "{err}");
     let body = fake.seen().iter().find(|s| s.step == "find").expect("history ran").body.to_string();
     assert!(body.contains(FIX_SUBJECT), "the fix is there");
-    assert!(!body.contains(key) && body.contains("[masked AWS access key]"), "{body}");
+    assert!(!body.contains(key) && body.contains("[masked aws-access-token]"), "{body}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

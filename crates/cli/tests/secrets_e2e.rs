@@ -5,7 +5,8 @@
 mod support;
 
 use serde_json::Value;
-use support::{Fake, Wire, gauntlet, repo};
+use serde_json::json;
+use support::{Fake, Wire, finder, gauntlet, repo, verdict};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -49,7 +50,7 @@ async fn a_committed_token_is_masked_for_providers_and_reported_without_its_valu
     for s in &seen {
         let body = s.body.to_string();
         assert!(!body.contains(secret_tail), "the token reached a provider");
-        assert!(body.contains("TOKEN = \\\"[masked GitHub token]\\\""), "the masked line keeps its place: {body}");
+        assert!(body.contains("TOKEN = \\\"[masked github-pat]\\\""), "the masked line keeps its place: {body}");
     }
 
     let report: Value = serde_json::from_str(&stdout).unwrap();
@@ -57,8 +58,8 @@ async fn a_committed_token_is_masked_for_providers_and_reported_without_its_valu
     let secret = published.iter().find(|p| p["reviewer"] == "secrets").expect("the secret is reported");
     assert_eq!(secret["severity"], "high");
     assert_eq!(secret["location"], "src/client.py:3");
-    assert_eq!(secret["evidence"], "TOKEN = \"[masked GitHub token]\"");
-    let redacted = format!("A GitHub token (ghp_…, {} characters) is committed", token().len());
+    assert_eq!(secret["evidence"], gauntlet_review::secrets::NOT_QUOTED, "no part of the line is quoted");
+    let redacted = format!("A secret (github-pat, {} characters) is committed", token().len());
     assert!(secret["claim"].as_str().unwrap().contains(&redacted), "{}", secret["claim"]);
 
     let (_, markdown, _) = gauntlet(dir.path(), Wire::Anthropic, &server, &["review", "--format", "markdown"]).await;
@@ -102,4 +103,26 @@ async fn a_provider_error_echoing_the_key_does_not_leak_it() {
         assert!(!text.contains("test-key-anthropic"), "the API key is in the {what}: {text}");
     }
     assert!(stdout.contains("Coverage gaps"), "the report names what was not done: {stdout}");
+}
+
+#[tokio::test]
+async fn with_masking_off_a_model_echoing_the_token_still_prints_no_token() {
+    let dir = repo(&[("src/client.py", BASE)], &[("src/client.py", &head())]);
+    std::fs::write(dir.path().join("gauntlet.toml"), "[secrets]\nmask = false\n").unwrap();
+    let claim = format!("The token {} is hard-coded in the client", token());
+    let finding = json!({"lens": "blast_radius", "location": "src/client.py:3", "claim": claim,
+        "evidence": format!("TOKEN = \"{}\"", token()), "severity": "high"});
+    let survives = json!({"verdict": "survives", "evidence": format!("src/client.py:3 sets {}", token()), "confidence": 100, "impact": "consequential"});
+    let scripts = vec![finder("correctness", json!([finding])), verdict("validate", "is hard-coded", &[survives])];
+    let (server, _) = Fake::start(Wire::Anthropic, scripts).await;
+    let args = ["review", "--format", "json", "--reviewers", "correctness"];
+    let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let echoed = report["published"].as_array().unwrap().iter().find(|p| p["reviewer"] == "correctness");
+    let echoed = echoed.expect("the model's finding is published").to_string();
+    assert!(echoed.contains("is hard-coded") && echoed.contains("[masked github-pat]"), "{echoed}");
+    for (what, text) in [("report", &stdout), ("log", &stderr)] {
+        assert!(!text.contains(&token()[4..]), "the token is in the {what}");
+    }
 }

@@ -182,20 +182,20 @@ async fn a_check_that_hangs_is_stopped_and_reported_as_failed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn secrets_in_the_file_are_masked_and_a_patch_that_writes_the_placeholder_back_is_refused() {
     let (dir, _) = repo();
-    let key = format!("AKIA{}", "Q7WX2ZK4M9PLR3TB");
+    let key = format!("AKIA{}", "Q7WX2ZK4M5PLR3TB");
     let d = dir.path();
     std::fs::write(d.join("calc.py"), format!("{CALC}\nKEY = \"{key}\"\n")).unwrap();
     git(d, &["commit", "-q", "-am", "key"]);
     let head = git(d, &["rev-parse", "HEAD"]).trim().to_string();
     // The model only ever saw the placeholder; writing it back would break the code.
-    let clobber = "--- a/calc.py\n+++ b/calc.py\n@@ -8,1 +8,1 @@\n-KEY = \"[masked AWS access key]\"\n+KEY = \"[masked AWS access key]\"  # keep\n";
+    let clobber = "--- a/calc.py\n+++ b/calc.py\n@@ -8,1 +8,1 @@\n-KEY = \"[masked aws-access-token]\"\n+KEY = \"[masked aws-access-token]\"  # keep\n";
     let p = Scripted::new();
     p.script("primary", None, vec![work("patch", clobber, &[]), work("patch", GOOD_FIX, &[1])]);
     p.script("adversary", None, vec![approved()]);
     let results = fix_all(&[item("calc.py:2", LAST)], &fix_run(d, &head, 10, None), &meter(&p)).await;
     let out = &results[0].outcome;
     let first = text_of(&p.seen_step("primary")[0]);
-    assert!(!first.contains(&key) && first.contains("[masked AWS access key]"), "the model reads the mask: {first}");
+    assert!(!first.contains(&key) && first.contains("[masked aws-access-token]"), "the model reads the mask: {first}");
     assert_eq!(out.exit, ExitReason::Approved);
     assert!(out.rounds[0].issues[0].description.contains("masking placeholder"), "{:?}", out.rounds[0].issues);
     assert!(p.seen().iter().all(|r| !text_of(r).contains(&key)), "no request carries the secret");

@@ -174,7 +174,7 @@ fn nothing_to_fix(why: &str) {
 
 fn build_models(settings: &Settings, env: &Env) -> Result<Models> {
     let specs = providers::specs(settings)?;
-    providers::build(settings, &specs, env, None)
+    providers::build(settings, &specs, env, None, super::review::fix_masker(settings)?.as_ref())
 }
 
 /// Patches are made against a commit that this repository has.

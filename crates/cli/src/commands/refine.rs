@@ -46,7 +46,8 @@ pub fn run(root: &Path, config: Option<&Path>, args: &RefineArgs, env: &Env, is_
     };
     let settings = Settings::resolve(root, config, &review_args, env, is_tty)?;
     let specs = providers::specs(&settings)?;
-    let models = providers::build(&settings, &specs, env, None)?;
+    let masker = super::review::fix_masker(&settings)?;
+    let models = providers::build(&settings, &specs, env, None, masker.as_ref())?;
     let name = args.file.file_name().map_or_else(|| "document".into(), |n| n.to_string_lossy().into_owned());
     let fence = Fence::new(&mut rand::rng(), [document.as_str(), args.goal.as_str()]);
     let task = Refine::new(&name, &args.goal, &document, fence)?;

@@ -168,6 +168,9 @@ pub struct Prepared {
     secrets: Vec<gauntlet_review::secrets::Secret>,
     /// The masking pass, unless `[secrets] mask = false`.
     masker: Option<std::sync::Arc<gauntlet_review::secrets::Masker>>,
+    /// The masking pass over what the review outputs, whatever `mask` says: a
+    /// model can echo or invent a secret.
+    pub output_masker: std::sync::Arc<gauntlet_review::secrets::Masker>,
     /// What the author says the change does (finders only).
     intent: Option<Intent>,
 }
@@ -237,6 +240,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     let mask = settings.file.secrets.mask.unwrap_or(true);
     let secrets = if mask { masker.change(&mut change) } else { masker.change(&mut change.clone()) };
     let mut guidance = guidance::load_at(git, &settings.trusted.snapshot(&change), &change)?;
+    let output_masker = masker.clone();
     let masker = if mask {
         for g in &mut guidance {
             g.text = masker.text(&g.text).0;
@@ -265,7 +269,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
     untrusted.extend(intent.iter().map(|i| i.text.as_str()));
     let fence = Fence::new(&mut rand::rng(), untrusted);
     let recording = recording(args, &fence);
-    let models = providers::build(&settings, &specs, env, recording.as_ref())?;
+    let models = providers::build(&settings, &specs, env, recording.as_ref(), masker.as_ref())?;
     let opts = pipeline::Options {
         concurrency: settings.concurrency,
         threshold: settings.threshold,
@@ -306,6 +310,7 @@ pub fn prepare(git: &Git, args: &ReviewArgs, env: &Env, settings: Settings) -> R
         context_failures: context.failures,
         secrets,
         masker,
+        output_masker,
         intent,
     })))
 }
@@ -394,6 +399,7 @@ impl Prepared {
             say!("gauntlet: note: {note}");
             review.notes.insert(0, note);
         }
+        self.output_masker.review(&mut review);
         Ok(review)
     }
 }

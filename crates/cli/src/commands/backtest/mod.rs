@@ -101,7 +101,8 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         boundary: String::new(),
         misses: misses.clone(),
     });
-    let models = providers::build(&settings, &specs, env, shared.as_ref())?;
+    let masker = crate::commands::review::fix_masker(&settings)?;
+    let models = providers::build(&settings, &specs, env, shared.as_ref(), masker.as_ref())?;
     let case_models = case_models(args, &settings, &specs, &models, &misses);
     let shown = Cases::start(cases.len());
     let options = pipeline::Options {
@@ -201,6 +202,8 @@ fn case_models(
     }
     let dir = args.replay.clone()?;
     let (settings, specs, misses) = (settings.clone(), specs.clone(), misses.clone());
+    // The `[secrets]` patterns were checked when the run's own models were built.
+    let masker = crate::commands::review::fix_masker(&settings).ok().flatten();
     Some(Arc::new(move |case: &Case, fence: &Fence| {
         let recording = Recording {
             replay: true,
@@ -208,7 +211,7 @@ fn case_models(
             boundary: fence.boundary().to_string(),
             misses: misses.clone(),
         };
-        providers::build(&settings, &specs, &|_| None, Some(&recording)).map_err(|e| format!("{e:#}"))
+        providers::build(&settings, &specs, &|_| None, Some(&recording), masker.as_ref()).map_err(|e| format!("{e:#}"))
     }))
 }
 

@@ -77,7 +77,8 @@ impl Fixes<'_> {
         display.finish();
         for (&i, result) in wanted.iter().zip(&results) {
             let candidate = &mut request.candidates[i];
-            candidate.fix = reviewed(result, candidate.anchor.as_ref(), self.diffs);
+            let masker = &self.prepared.output_masker;
+            candidate.fix = reviewed(result, candidate.anchor.as_ref(), self.diffs, masker);
             crate::progress::say!(
                 "gauntlet: --suggest: {}: {}",
                 result.item.location.replace(char::is_control, " "),
@@ -90,8 +91,14 @@ impl Fixes<'_> {
 
 /// The loop's result as the publisher takes it; `None` when no patch survived to
 /// be judged.
-fn reviewed(result: &ItemResult, anchor: Option<&Anchor>, diffs: &[FileDiff]) -> Option<ReviewedFix> {
-    let patch = result.patch()?;
+/// The patch is model-written, so it is masked before anything is posted.
+fn reviewed(
+    result: &ItemResult,
+    anchor: Option<&Anchor>,
+    diffs: &[FileDiff],
+    masker: &gauntlet_review::secrets::Masker,
+) -> Option<ReviewedFix> {
+    let patch = &masker.written(result.patch()?);
     let diff = anchor.and_then(|a| super::publish::diff_of(diffs, &a.path));
     let fit = match (anchor, diff) {
         (Some(anchor), Some(diff)) => propose(patch, diff, anchor),
