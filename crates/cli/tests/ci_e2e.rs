@@ -579,3 +579,30 @@ async fn a_verified_minor_finding_is_listed_once_in_the_overview_never_inline_an
     assert_eq!(report["published"].as_array().unwrap().len(), 1);
     assert_eq!(report["funnel"]["minor"], 1);
 }
+
+/// A change with no file a model can be shown (an image) is treated as the gate
+/// treats a lockfile bump: no model call, a plain exit when nothing stands, and
+/// what stands still fails the job and the check run after such a push.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_of_only_an_image_calls_no_model_and_fails_only_on_what_stands() {
+    let ci = Ci::new(repo(&[("src/auth.py", BASE), ("logo.png", "\0PNG one")], &[("logo.png", "\0PNG two")]));
+    let (model, fake) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
+    assert_eq!((code, fake.seen().len()), (0, 0), "nothing reviewable, nothing standing: {stderr}");
+    assert!(stderr.contains("nothing reviewable") && stderr.contains("logo.png"), "{stderr}");
+    // Now a real defect, then a push of only the image again.
+    std::fs::write(ci.dir.path().join("src/auth.py"), HEAD).unwrap();
+    git(ci.dir.path(), &["commit", "-qam", "Simplify the check"]);
+    ci.write_event();
+    assert_eq!(run_ci(&ci, &host, &model, &["--fail-on", "high"]).await.0, 3);
+    let calls = fake.seen().len();
+    std::fs::write(ci.dir.path().join("logo.png"), "\0PNG three").unwrap();
+    git(ci.dir.path(), &["commit", "-qam", "New logo"]);
+    ci.write_event();
+    let (code, _, stderr) = run_ci(&ci, &host, &model, &["--fail-on", "high"]).await;
+    assert_eq!((code, fake.seen().len()), (3, calls), "the image push calls no model and the finding stands: {stderr}");
+    let head = git(ci.dir.path(), &["rev-parse", "HEAD"]);
+    let last = host.state().check_runs.last().cloned().expect("a check run");
+    assert_eq!((last.head_sha.as_str(), last.conclusion.as_deref()), (head.trim(), Some("failure")), "{last:#?}");
+}

@@ -141,21 +141,26 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
             }
         }
     };
+    // A run that reviews nothing (a push the gate skips, a change with no file a
+    // model can be shown) must not pass what still stands on the pull request, in
+    // either blocking mode: what stands goes to the check run, status and Code
+    // Quality report, and decides the exit code.
+    let standing_only = |code: ExitCode| -> Result<ExitCode> {
+        let Some(tally) = publish::unreviewed(&runtime, &poster, policy)? else { return Ok(code) };
+        let stands = |min: Severity| tally.standing.iter().any(|s| s.severity.weight() >= min.weight());
+        // Earned blocking's record is read only when something could block.
+        let block = match fail_on {
+            Some(min) if stands(min) => blocking().0,
+            _ => Blocking { min: fail_on, earned: None },
+        };
+        skip::show(&runtime, &poster, &ctx, block.min, &tally, args.codequality.as_deref())?;
+        Ok(exit_code(&[], &block, &tally, &[]))
+    };
     let prepared = match prepare(git, &review_args, env, settings)? {
         Plan::Skip(review) => {
             let code = skipped(&review, format, &opts)?;
             crate::outputs::write(outputs, &review, opts.verbose, |_| false)?;
-            // A change the gate skips (a lockfile bump after a failing run) must not
-            // pass what still stands on the pull request, in either blocking mode.
-            let Some(tally) = publish::unreviewed(&runtime, &poster, policy)? else { return Ok(code) };
-            let stands = |min: Severity| tally.standing.iter().any(|s| s.severity.weight() >= min.weight());
-            // Earned blocking's record is read only when something could block.
-            let block = match fail_on {
-                Some(min) if stands(min) => blocking().0,
-                _ => Blocking { min: fail_on, earned: None },
-            };
-            skip::show(&runtime, &poster, &ctx, block.min, &tally, args.codequality.as_deref())?;
-            return Ok(exit_code(&[], &block, &tally, &[]));
+            return standing_only(code);
         }
         Plan::Run(prepared) => prepared,
     };
@@ -207,6 +212,12 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
             "gauntlet: the run reached its --timeout before it was done; nothing was posted (see the gaps above)"
         );
         return Ok(ExitCode::from(1));
+    }
+    if review.nothing_reviewable() {
+        // Like a push the gate skips (an image or a submodule bump): no model was
+        // called, the files and why are named, and what stands decides the run.
+        eprintln!("gauntlet: {}; nothing was posted", crate::commands::review::nothing_reviewed(&review));
+        return standing_only(ExitCode::SUCCESS);
     }
     if review.nothing_reviewed() {
         eprintln!("gauntlet: {}; nothing was posted", crate::commands::review::nothing_reviewed(&review));
