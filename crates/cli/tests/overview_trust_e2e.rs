@@ -5,8 +5,10 @@
 //! The attacks are those of a pull request's author who can post or edit under
 //! the pipeline's identity (on GitHub, any workflow's `GITHUB_TOKEN`), and of a
 //! person with write access editing the overview: each tries to pass a change
-//! with a blocking finding by making the re-run skip it. The last test is the
-//! other side: a re-run after a writer's dismissal turns the status green.
+//! with a blocking finding by making the re-run skip it. Then the same for the
+//! pipeline's inline comments: an edit to a thread's header or marker changes
+//! neither what stands nor at which severity. The dismissal test is the other
+//! side: a re-run after a writer's dismissal turns the status green.
 
 mod support;
 
@@ -206,6 +208,59 @@ async fn a_dismissal_then_a_rerun_of_the_same_head_turns_the_status_green_on(pip
     assert!(pr.host.errors().is_empty(), "{pipeline:?}: {:?}", pr.host.errors());
 }
 
+/// The inline comment's text with its header naming `low` instead of `high`.
+fn lowered(body: &str) -> String {
+    assert!(body.contains("**high**"), "{body}");
+    body.replacen("**high**", "**low**", 1)
+}
+
+/// The inline comment's text with its marker saying the pipeline resolved it.
+fn marked_resolved(body: &str) -> String {
+    let (first, rest) = body.split_once(" -->").unwrap();
+    format!("{first} state=resolved -->{rest}")
+}
+
+/// A first run opens an inline thread on the high finding; then the pull
+/// request's author (not allowed to dismiss) edits that comment with `edit`.
+/// Neither a re-run of the same head nor a push that leaves the file alone may
+/// let the finding stand any lower.
+async fn an_edited_inline_comment_changes_nothing_that_stands_on(pipeline: Pipeline, edit: fn(&str) -> String) {
+    let pr = Pr::on(pipeline).await;
+    let (code, _, stderr) = pr.ci(&[]).await;
+    assert_eq!(code, 3, "{pipeline:?}: {stderr}");
+    let thread = pr.host.inline().first().map(|t| t.id).expect("an inline thread");
+    // Azure DevOps lets only a comment's author edit it: there the edit comes from
+    // something else posting as the pipeline.
+    let who = if pipeline == Pipeline::Azure { fakes::PIPELINE } else { fakes::AUTHOR };
+    {
+        let mut s = pr.host.state();
+        let note = &mut s.thread_mut(thread).unwrap().notes[0];
+        note.body = edit(&note.body);
+        note.edited_by = Some(who.to_string());
+    }
+    let (code, _, stderr) = pr.ci(&[]).await;
+    assert!(stderr.contains("already reviewed"), "{pipeline:?}: the re-run is a skip: {stderr}");
+    assert_eq!(code, 3, "{pipeline:?}: the edited comment must not pass the change\n{stderr}");
+    assert_eq!(pr.verdict(), "failure", "{pipeline:?}");
+
+    // A push that leaves src/auth.py alone: an incremental review of the new file.
+    std::fs::write(pr.dir.path().join("src/util.py"), "X = 1\n").unwrap();
+    git(pr.dir.path(), &["add", "src/util.py"]);
+    git(pr.dir.path(), &["commit", "-qm", "second push"]);
+    support::write_github_event(pr.dir.path(), pr.event.path());
+    pr.host.state().changed.push("src/util.py".into());
+    let (code, _, stderr) = pr.ci(&[]).await;
+    assert!(!stderr.contains("already reviewed"), "{pipeline:?}: {stderr}");
+    assert_eq!(code, 3, "{pipeline:?}: the edited comment must not pass the push\n{stderr}");
+    assert!(stderr.contains("still stand"), "{pipeline:?}: {stderr}");
+    // GitLab's verdict is the job's exit code; the Code Quality report of a run
+    // that reviewed something lists only what that run raised.
+    if pipeline != Pipeline::GitLab {
+        assert_eq!(pr.verdict(), "failure", "{pipeline:?}");
+    }
+    assert!(pr.host.errors().is_empty(), "{pipeline:?}: {:?}", pr.host.errors());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn github_a_forged_overview_by_the_pipelines_identity_gets_a_fresh_review() {
     a_forged_overview_by_the_pipelines_identity_gets_a_fresh_review_on(Pipeline::GitHub).await;
@@ -264,4 +319,34 @@ async fn gitlab_a_dismissal_then_a_rerun_of_the_same_head_empties_the_code_quali
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn azure_a_dismissal_then_a_rerun_of_the_same_head_turns_the_status_green() {
     a_dismissal_then_a_rerun_of_the_same_head_turns_the_status_green_on(Pipeline::Azure).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn github_an_inline_comment_edited_to_a_lower_severity_still_stands_at_high() {
+    an_edited_inline_comment_changes_nothing_that_stands_on(Pipeline::GitHub, lowered).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn github_an_inline_comment_whose_marker_is_edited_to_resolved_still_stands() {
+    an_edited_inline_comment_changes_nothing_that_stands_on(Pipeline::GitHub, marked_resolved).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gitlab_an_inline_comment_edited_to_a_lower_severity_still_stands_at_high() {
+    an_edited_inline_comment_changes_nothing_that_stands_on(Pipeline::GitLab, lowered).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gitlab_an_inline_comment_whose_marker_is_edited_to_resolved_still_stands() {
+    an_edited_inline_comment_changes_nothing_that_stands_on(Pipeline::GitLab, marked_resolved).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_an_inline_comment_edited_to_a_lower_severity_still_stands_at_high() {
+    an_edited_inline_comment_changes_nothing_that_stands_on(Pipeline::Azure, lowered).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_an_inline_comment_whose_marker_is_edited_to_resolved_still_stands() {
+    an_edited_inline_comment_changes_nothing_that_stands_on(Pipeline::Azure, marked_resolved).await;
 }

@@ -594,6 +594,7 @@ mod overview_tests {
             era: None,
             gone: Vec::new(),
             incomplete: false,
+            open: None,
         }
     }
 

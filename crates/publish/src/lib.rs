@@ -23,7 +23,7 @@
 //! let dismissals = gauntlet_publish::dismissal::check(host, &existing, Default::default()).await;
 //! let candidates = review.published.iter().map(|p| Candidate { finding: p, anchor: None, fix: None }).collect();
 //! let marker =
-//!     OverviewMarker { head: review.head.clone(), rules: review.rules_version.clone(), config: "c".into(), held: None, era: None, gone: Vec::new(), incomplete: false };
+//!     OverviewMarker { head: review.head.clone(), rules: review.rules_version.clone(), config: "c".into(), held: None, era: None, gone: Vec::new(), incomplete: false, open: None };
 //! let request = Request { review, candidates, marker, cap: DEFAULT_CAP, reviewed: Reviewed::All, notes: vec![], dismissals, since_last: None, unapplied_rules: vec![] };
 //! let summary = gauntlet_publish::sync(host, &existing, request).await?;
 //! println!("{summary}");

@@ -34,6 +34,12 @@ pub struct OverviewMarker {
     /// came after it, so "Re-run" or one more push never passes what was never
     /// judged. `false` in an older overview.
     pub incomplete: bool,
+    /// The findings the pipeline's inline threads showed open when this overview
+    /// was written, with the severity the pipeline gave them. Anyone with write
+    /// access can edit a thread's comment, its marker included, but not a sealed
+    /// overview, so what stands is read from here, never lower than this
+    /// ([`crate::standing::bind`]). `None` in an older overview.
+    pub open: Option<Vec<Held>>,
 }
 
 /// A finding only the overview shows: enough to count it toward `--fail-on`,
@@ -261,6 +267,13 @@ impl OverviewMarker {
         if !self.gone.is_empty() {
             held.push_str(&format!(" gone={}", self.gone.iter().map(Gone::render).collect::<Vec<_>>().join("+")));
         }
+        match &self.open {
+            None => {}
+            Some(list) if list.is_empty() => held.push_str(" open=-"),
+            Some(list) => {
+                held.push_str(&format!(" open={}", list.iter().map(Held::render).collect::<Vec<_>>().join("+")))
+            }
+        }
         let mut era = self.era.as_deref().map(|e| format!(" era={}", clean(e))).unwrap_or_default();
         if self.incomplete {
             era.push_str(" incomplete=1");
@@ -294,6 +307,10 @@ impl OverviewMarker {
             era: field(&fields, "era").map(str::to_string),
             gone: gone.unwrap_or_default(),
             incomplete: field(&fields, "incomplete") == Some("1"),
+            open: field(&fields, "open").map(|o| match o {
+                "-" => Vec::new(),
+                list => list.split('+').filter_map(Held::parse).collect(),
+            }),
         })
     }
 }
@@ -361,6 +378,7 @@ mod tests {
             era: None,
             gone: Vec::new(),
             incomplete: false,
+            open: None,
         };
         assert_eq!(OverviewMarker::parse(&format!("{}body", o.render())), Some(o.clone()));
         let incomplete = OverviewMarker { incomplete: true, ..o.clone() };
@@ -384,6 +402,7 @@ mod tests {
             era: None,
             gone: Vec::new(),
             incomplete: false,
+            open: None,
         };
         assert_eq!(OverviewMarker::parse(&o.render()).unwrap().rules, "v3+lock:9f86d081884c");
     }
@@ -416,6 +435,7 @@ mod tests {
             era: None,
             gone: Vec::new(),
             incomplete: false,
+            open: None,
         };
         assert_eq!(OverviewMarker::parse(&o.render()), Some(o.clone()));
         let none = OverviewMarker { held: Some(vec![]), ..o.clone() };
@@ -471,6 +491,7 @@ mod tests {
                 },
             ],
             incomplete: false,
+            open: None,
         };
         let line = o.render();
         assert_eq!(line.lines().next().unwrap().matches("-->").count(), 1, "{line}");

@@ -129,18 +129,19 @@ fn last_marker(existing: &Existing) -> Option<OverviewMarker> {
     Some(marker)
 }
 
-/// The findings the last overview held that this run leaves standing: not
-/// raised again by it, on a path it did not review. A full review of every path
+/// The findings the last overview held, or listed open in a thread that is gone
+/// ([`crate::standing::orphans`]), that this run leaves standing: not raised
+/// again by it, on a path it did not review. A full review of every path
 /// carries nothing: what it does not raise again is gone.
 fn carried(existing: &Existing, request: &Request<'_>) -> Vec<Held> {
     if request.reviewed == Reviewed::All {
         return Vec::new();
     }
-    let old = last_marker(existing).and_then(|m| m.held);
+    let old = last_marker(existing).and_then(|m| m.held).unwrap_or_default();
     let raised: BTreeSet<&str> = request.candidates.iter().map(|c| c.finding.id.as_str()).collect();
     let mut seen = BTreeSet::new();
-    old.unwrap_or_default()
-        .into_iter()
+    old.into_iter()
+        .chain(crate::standing::orphans(existing))
         .filter(|h| !raised.contains(h.id.as_str()) && !request.reviewed.contains_tag(&h.path))
         .filter(|h| !request.dismissals.is_finding_dismissed(&h.id))
         .filter(|h| seen.insert(h.id.clone()))
@@ -251,6 +252,7 @@ pub async fn sync(host: &dyn CodeHost, existing: &Existing, mut request: Request
     }
     request.marker.held = Some(held);
     request.marker.gone = gone;
+    request.marker.open = Some(crate::standing::open(existing, &plan, &request.candidates));
     let mut summary = Summary::default();
     apply(host, existing, &plan, &head, &mut summary).await.map_err(|e| partial(e, &summary, "did not"))?;
     let facts = OverviewFacts {

@@ -57,6 +57,7 @@ async fn publish_as(
         era: how.era.map(str::to_string),
         gone: Vec::new(),
         incomplete: false,
+        open: None,
     };
     let request = Request {
         review: &review,
@@ -832,6 +833,7 @@ async fn github_the_gone_list_keeps_the_newest_200_and_says_so() {
         era: None,
         gone: (0..200).map(gone).collect(),
         incomplete: false,
+        open: None,
     };
     fake.state().add(None, None, fakes::PIPELINE, &format!("{}overview", marker.render()));
     publish_after(&fake, vec![], "").await;
@@ -866,6 +868,7 @@ async fn github_the_gone_list_stays_short_whatever_the_reviewer_names() {
         era: None,
         gone: (0..100).map(gone).collect(),
         incomplete: false,
+        open: None,
     };
     fake.state().add(None, None, fakes::PIPELINE, &format!("{}overview", marker.render()));
     publish_after(&fake, vec![], "").await;

@@ -214,5 +214,6 @@ fn plain_marker() -> OverviewMarker {
         era: None,
         gone: Vec::new(),
         incomplete: false,
+        open: None,
     }
 }

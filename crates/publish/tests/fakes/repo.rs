@@ -444,6 +444,7 @@ fn overview(repo: &mut Repo, who: &str, threaded: &str) -> RThread {
         era: Some("e3".into()),
         gone: vec![gone(id("k"), High, true, "security", Some("e2")), gone(id("l"), Low, false, "logic", None)],
         incomplete: false,
+        open: None,
     };
     let note = repo.id();
     RThread { note, opener: who.into(), body: format!("{}## gauntlet review", marker.render()), ..RThread::default() }

@@ -125,6 +125,7 @@ pub fn post(
         era: Some(gauntlet_publish::marker::era_tag(target.prepared.all_rules_version(), &target.model)),
         gone: Vec::new(),
         incomplete: !review.undecided().is_empty(),
+        open: None,
     };
     let since_last = since_last(target.git, existing, &review.head);
     let dismissals = interrupt::block_on(runtime, STOPPED, dismissal::check(host.as_ref(), existing, target.policy))?;

@@ -51,7 +51,8 @@ impl Seal {
     }
 
     /// Leave the overview in `existing` as it is when its text is what this
-    /// pipeline last wrote there; otherwise mark it as not the pipeline's own, so
+    /// pipeline last wrote there, and read the threads as it records them
+    /// ([`gauntlet_publish::standing::bind`]); otherwise mark it as not the pipeline's own, so
     /// it decides neither a skip, nor an incremental range, nor what stands.
     pub fn check(&self, existing: &mut Existing) {
         let Some(overview) = &existing.overview else { return };
@@ -60,7 +61,11 @@ impl Seal {
         }
         let kept = self.path.as_ref().and_then(|p| std::fs::read_to_string(p).ok());
         let why = match kept {
-            Some(kept) if kept.trim() == digest(&overview.body) => return,
+            Some(kept) if kept.trim() == digest(&overview.body) => {
+                // Its record of the open threads now outweighs what their comments say.
+                gauntlet_publish::standing::bind(existing);
+                return;
+            }
             Some(_) => {
                 "its text is not what this pipeline last wrote there (edited, or written by something else posting under the pipeline's identity)"
             }
