@@ -148,6 +148,7 @@ pub async fn publish_once(
         era: None,
         gone: vec![],
         incomplete: false,
+        open: None,
     };
     let candidates = candidates(&review.published);
     let request = Request {
