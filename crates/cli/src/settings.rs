@@ -493,6 +493,7 @@ pub fn gate_config(file: &FileConfig) -> GateConfig {
         ignore: g.ignore.clone(),
         min_changed_lines: g.min_changed_lines.unwrap_or(defaults.min_changed_lines),
         max_changed_lines: g.max_changed_lines,
+        head_banners: defaults.head_banners,
     }
 }
 

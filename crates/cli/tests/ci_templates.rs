@@ -248,8 +248,10 @@ fn gitlab_jobs(doc: &Yaml) -> Vec<(String, Yaml)> {
 }
 
 /// Run the guard lines of `job` (its `before_script` up to the `git ls-files`
-/// check) in a repository that tracks `tracked`; the exit code and stderr.
-fn guard(job: &Yaml, tracked: Option<&str>) -> (i32, String) {
+/// check) in a repository that tracks `tracked`; the exit code, stderr, and
+/// whether the tracked file is still there afterwards (a cache saved even when
+/// the job fails would carry it).
+fn guard(job: &Yaml, tracked: Option<&str>) -> (i32, String, bool) {
     let before = lines(&job["before_script"]);
     let upto = before.iter().position(|l| l.contains("git ls-files")).map_or(0, |i| i + 1);
     let dir = tempfile::tempdir().unwrap();
@@ -261,7 +263,8 @@ fn guard(job: &Yaml, tracked: Option<&str>) -> (i32, String) {
     std::fs::write(dir.path().join(file), "#!/bin/sh\nexit 0\n").unwrap();
     git(&["add", "-A"]);
     let out = Command::new("bash").arg("-c").arg(before[..upto].join("\n")).current_dir(dir.path()).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    let left = dir.path().join(file).exists();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned(), left)
 }
 
 fn gitlab(doc: &Yaml, problems: &mut Vec<String>) {
@@ -277,11 +280,18 @@ fn gitlab(doc: &Yaml, problems: &mut Vec<String>) {
             }
             // Inside the checkout, as GitLab requires: the change must not be able to put anything there.
             let planted = format!("{}/bin/gauntlet", path.trim_end_matches('/'));
-            let (code, stderr) = guard(&job, Some(&planted));
-            if code == 0 || !stderr.contains("refusing to run") {
-                found.push(format!(
-                    "caches `{path}` in the checkout and still runs when the change commits `{planted}`"
-                ));
+            // The same folder in other case is the same folder on a macOS or Windows runner.
+            let folded = planted.replacen(".gauntlet-cache", ".Gauntlet-Cache", 1);
+            for planted in [planted.clone(), folded] {
+                let (code, stderr, left) = guard(&job, Some(&planted));
+                if code == 0 || !stderr.contains("refusing to run") {
+                    found.push(format!(
+                        "caches `{path}` in the checkout and still runs when the change commits `{planted}`"
+                    ));
+                }
+                if left {
+                    found.push(format!("refuses `{planted}` but leaves it where a cache saved on failure takes it"));
+                }
             }
         }
         if gitlab_cached(&job).iter().any(|p| !p.starts_with('$')) && guard(&job, None).0 != 0 {

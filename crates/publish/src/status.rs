@@ -135,6 +135,14 @@ impl Status<'_> {
             (Verdict::Passed, Some(min)) => {
                 format!("passed: {findings}, none at or above {} (--fail-on)", min.as_str())
             }
+            // Blocking applied but the run reviewed nothing new (a push the gate
+            // set aside): not failed by what stands, and not a pass either.
+            (Verdict::Advisory, Some(min)) => {
+                format!(
+                    "not reviewed: nothing that stands reaches {} (--fail-on), and this push was not reviewed",
+                    min.as_str()
+                )
+            }
             _ if self.incomplete > 0 => format!(
                 "advisory, incomplete: {findings}; {} could not be validated either way; nothing blocks without --fail-on",
                 self.incomplete

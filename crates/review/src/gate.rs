@@ -32,6 +32,9 @@ pub struct GateConfig {
     pub min_changed_lines: usize,
     /// More reviewable changed lines than this: skip (None: no limit; large changes are chunked).
     pub max_changed_lines: Option<usize>,
+    /// Whether a "generated" banner near the top of a file sets it aside. `ci`
+    /// turns this off: the banner is text the change's author writes.
+    pub head_banners: bool,
 }
 
 impl Default for GateConfig {
@@ -48,6 +51,7 @@ impl Default for GateConfig {
             ignore: Vec::new(),
             min_changed_lines: 1,
             max_changed_lines: None,
+            head_banners: true,
         }
     }
 }
@@ -129,11 +133,16 @@ fn ignore_reason(path: &str, head: Option<&str>, sets: &[(&GlobSet, &'static str
 pub struct IgnoreRules {
     generated: GlobSet,
     configured: GlobSet,
+    banners: bool,
 }
 
 impl IgnoreRules {
     pub fn new(generated_globs: &[String], config: &GateConfig) -> Result<IgnoreRules, String> {
-        Ok(IgnoreRules { generated: globset(generated_globs)?, configured: globset(&config.ignore)? })
+        Ok(IgnoreRules {
+            generated: globset(generated_globs)?,
+            configured: globset(&config.ignore)?,
+            banners: config.head_banners,
+        })
     }
 
     /// Why `path` (with its text, when known) is not worth reviewing, if it is not.
@@ -150,7 +159,7 @@ impl IgnoreRules {
             (&self.generated, "generated"),
             (&self.configured, "ignored by [gate] ignore"),
         ];
-        ignore_reason(path, text, &sets)
+        ignore_reason(path, text.filter(|_| self.banners), &sets)
     }
 }
 

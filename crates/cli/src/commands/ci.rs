@@ -36,6 +36,7 @@ mod status;
 mod suggest;
 
 use scope::Scope;
+use skip::Unreviewed;
 
 /// What an interruption before posting leaves behind.
 const STOPPED: &str = "nothing was posted to the pull request";
@@ -77,6 +78,12 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let existing = poster.as_ref().ok().map(|(_, e)| e);
     let scope = scope::decide(git, existing, &ctx.head, args.full);
     let mut review_args = args.review.clone();
+    if let Some(why) = no_gate(existing) {
+        // The gate's skips rest on what stands; with no trusted record of it, or one
+        // that left candidates undecided, skipping could pass what nobody checked.
+        crate::progress::say!("gauntlet: note: the gate does not skip this run: {why}");
+        review_args.force = true;
+    }
     // What decides how the change is reviewed comes from the base, never from the
     // head the pull request's author wrote (see crate::trusted).
     let trusted = Trusted::Base(base_commit.clone());
@@ -100,6 +107,10 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         None => Settings::from_file(base_config(git, &base_commit)?, &review_args, env, is_tty)?,
     };
     settings.trusted = trusted;
+    // Commit subjects and a file's first lines are the author's words: in CI they
+    // never set code aside (bots are known by the author the host reports).
+    settings.gate.automated_subjects.clear();
+    settings.gate.head_banners = false;
     let suggest = args.suggest || settings.file.ci.suggest.unwrap_or(false);
     let policy = gauntlet_publish::Policy { author_may_dismiss: settings.file.ci.author_may_dismiss.unwrap_or(false) };
     let suggest = suggest.then(|| crate::commands::fix::loop_settings(&args.loop_args)).transpose()?;
@@ -145,7 +156,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     // model can be shown) must not pass what still stands on the pull request, in
     // either blocking mode: what stands goes to the check run, status and Code
     // Quality report, and decides the exit code.
-    let standing_only = |code: ExitCode| -> Result<ExitCode> {
+    let standing_only = |code: ExitCode, why: Unreviewed| -> Result<ExitCode> {
         let Some(tally) = publish::unreviewed(&runtime, &poster, policy)? else { return Ok(code) };
         let stands = |min: Severity| tally.standing.iter().any(|s| s.severity.weight() >= min.weight());
         // Earned blocking's record is read only when something could block.
@@ -153,14 +164,15 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
             Some(min) if stands(min) => blocking().0,
             _ => Blocking { min: fail_on, earned: None },
         };
-        skip::show(&runtime, &poster, &ctx, block.min, &tally, args.codequality.as_deref())?;
+        skip::show(&runtime, &poster, &ctx, (block.min, &why), &tally, args.codequality.as_deref())?;
         Ok(exit_code(&[], &block, &tally, &[]))
     };
     let prepared = match prepare(git, &review_args, env, settings)? {
         Plan::Skip(review) => {
             let code = skipped(&review, format, &opts)?;
             crate::outputs::write(outputs, &review, opts.verbose, |_| false)?;
-            return standing_only(code);
+            let why = review.skipped.as_ref().map_or_else(|| "the gate set it aside".to_string(), |s| s.reason.clone());
+            return standing_only(code, Unreviewed::Skipped(why));
         }
         Plan::Run(prepared) => prepared,
     };
@@ -192,7 +204,14 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
                     "gauntlet: skipped: {} was already reviewed with the same rules and config (--force reviews it again)",
                     short(last)
                 );
-                skip::show(&runtime, &poster, &ctx, block.min, &tally, args.codequality.as_deref())?;
+                skip::show(
+                    &runtime,
+                    &poster,
+                    &ctx,
+                    (block.min, &Unreviewed::SameHead),
+                    &tally,
+                    args.codequality.as_deref(),
+                )?;
                 return Ok(exit_code(&[], &block, &tally, &[]));
             }
             crate::progress::say!(
@@ -216,8 +235,9 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     if review.nothing_reviewable() {
         // Like a push the gate skips (an image or a submodule bump): no model was
         // called, the files and why are named, and what stands decides the run.
-        eprintln!("gauntlet: {}; nothing was posted", crate::commands::review::nothing_reviewed(&review));
-        return standing_only(ExitCode::SUCCESS);
+        let why = crate::commands::review::nothing_reviewed(&review);
+        eprintln!("gauntlet: {why}; nothing was posted");
+        return standing_only(ExitCode::SUCCESS, Unreviewed::Skipped(why));
     }
     if review.nothing_reviewed() {
         eprintln!("gauntlet: {}; nothing was posted", crate::commands::review::nothing_reviewed(&review));
@@ -570,5 +590,21 @@ mod tests {
         assert!(note.starts_with("This review is incomplete: 1 candidate finding(s) at or above `high`"), "{note}");
         assert!(note.contains("high finding at src/pay.py:2 (reviewer security)"), "{note}");
         assert!(!note.contains("paid twice"), "{note}");
+    }
+}
+
+/// Why the gate must not skip this run, if it must not: the pull request carries
+/// an overview this pipeline cannot check it wrote (what stands is then unknown,
+/// and a skip would decide on nothing), or the last review left candidates
+/// undecided (a skip would pass what nobody validated).
+fn no_gate(existing: Option<&Existing>) -> Option<&'static str> {
+    let existing = existing?;
+    match existing.marker() {
+        Some(marker) if marker.incomplete => Some("the last review could not validate every candidate"),
+        Some(_) => None,
+        None if existing.overview.is_some() => {
+            Some("the overview on the pull request is not one this pipeline can check")
+        }
+        None => None,
     }
 }

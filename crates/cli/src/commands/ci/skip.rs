@@ -14,17 +14,28 @@ use gauntlet_review::contract::Severity;
 use serde_json::{Value, json};
 use std::path::Path;
 
+/// Why a run reviewed nothing, which decides what it may show.
+pub enum Unreviewed {
+    /// This head was reviewed already, with the same rules: what stands is the
+    /// whole verdict, and a pass is a pass.
+    SameHead,
+    /// The gate set this push aside, or it holds no file a model can be shown:
+    /// its commits were never reviewed, so nothing standing is not a pass (the
+    /// reason says why, in gauntlet's words and escaped paths).
+    Skipped(String),
+}
+
 /// Show `tally` (what stands) where the host shows a verdict, blocking at `min`,
 /// and write it as the Code Quality report at `report` when asked.
 pub fn show(
     runtime: &tokio::runtime::Runtime,
     poster: &Poster,
     ctx: &CiContext,
-    min: Option<Severity>,
+    (min, why): (Option<Severity>, &Unreviewed),
     tally: &Tally,
     report: Option<&Path>,
 ) -> Result<()> {
-    let status = status(min, &tally.standing, ctx.details_url.clone());
+    let status = status(min, why, &tally.standing, ctx.details_url.clone());
     super::status::report(runtime, poster, &ctx.head, &status);
     if let Some(path) = report {
         super::status::write_atomic(path, codequality_report(&tally.standing).as_bytes())
@@ -34,19 +45,31 @@ pub fn show(
 }
 
 /// The status of a run that reviewed nothing: failed when a finding that stands
-/// reaches `min`, passed when none does, advisory without `min`.
-fn status(min: Option<Severity>, standing: &[Standing], details_url: Option<String>) -> Status<'static> {
+/// reaches `min`; when none does, passed only for a head reviewed before, and
+/// advisory (GitHub's `neutral`, Azure's `notApplicable`, headed "not reviewed")
+/// for commits no model saw; advisory without `min`.
+fn status(
+    min: Option<Severity>,
+    why: &Unreviewed,
+    standing: &[Standing],
+    details_url: Option<String>,
+) -> Status<'static> {
     let blocking = min.map_or(0, |min| standing.iter().filter(|s| s.severity.weight() >= min.weight()).count());
-    let verdict = match min {
-        None => Verdict::Advisory,
-        Some(_) if blocking > 0 => Verdict::Failed,
-        Some(_) => Verdict::Passed,
+    let verdict = match (min, why) {
+        (None, _) => Verdict::Advisory,
+        (Some(_), _) if blocking > 0 => Verdict::Failed,
+        (Some(_), Unreviewed::SameHead) => Verdict::Passed,
+        (Some(_), Unreviewed::Skipped(_)) => Verdict::Advisory,
     };
-    let note = format!(
+    let mut note = format!(
         "Nothing was reviewed in this run: this status is what stands on the pull request now, {} finding(s) of \
          earlier runs, with every dismissal and resolution since then counted.",
         standing.len()
     );
+    if let Unreviewed::Skipped(reason) = why {
+        // The reason can name the change's files: escaped, as the summary renders Markdown.
+        note = format!("This push was not reviewed: {}. {note}", gauntlet_report::markdown::text(reason));
+    }
     Status {
         verdict,
         fail_on: min,
