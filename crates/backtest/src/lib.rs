@@ -22,6 +22,7 @@ pub mod baseline;
 pub mod checkout;
 pub mod corpus;
 pub mod html;
+pub mod judge;
 pub mod markdown;
 pub mod mine;
 pub mod report;
