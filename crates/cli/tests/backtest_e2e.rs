@@ -178,3 +178,47 @@ async fn no_request_of_a_backtest_holds_the_answer_key() {
         }
     }
 }
+
+/// The scripts, and a judge that calls the baseline's one claim true and consequential.
+fn scripts_with_judge() -> Vec<Script> {
+    let mut scripts = scripts();
+    scripts.push(verdict(
+        "report_judgement",
+        "the error is swallowed",
+        &[json!({"verdict": "true", "impact": "consequential",
+                 "evidence": "stocksync/sync.py:28 `log.warning` hides the failure"})],
+    ));
+    scripts
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_judged_backtest_records_and_replays_to_the_same_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let recording = dir.path().join("rec").display().to_string();
+    let (server, fake) = Fake::start(Wire::Anthropic, scripts_with_judge()).await;
+    let run = ["backtest", &corpus(), "--baseline", "--judge", "--format", "json", "--jobs", "2"];
+    let record = [&run[..], &["--record", &recording]].concat();
+    let (code, recorded, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &record).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("judged blind on the deep tier"), "{stderr}");
+    let judged = fake.seen().into_iter().filter(|s| s.step == "report_judgement").count();
+    // The baseline's one claim missed the known defect on 23 of 24 cases; gauntlet's
+    // one comment hit its defect, so it has nothing to judge.
+    assert_eq!(judged, 23, "one judge session per unmatched finding");
+    let report: Value = serde_json::from_str(&recorded).unwrap();
+    let judge = &report["baseline"]["judge"];
+    assert_eq!(
+        (judge["judged"].as_u64(), judge["true"].as_u64(), judge["consequential"].as_u64()),
+        (Some(23), Some(23), Some(23))
+    );
+    assert_eq!(report["gauntlet"]["judge"]["judged"], 0);
+    assert_eq!(report["baseline"]["false_positives"], 23, "the known-defect figures are unchanged");
+
+    let calls = fake.seen().len();
+    let replay = [&run[..], &["--replay", &recording]].concat();
+    let (code, replayed, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &replay).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(fake.seen().len(), calls, "a replay calls no model, the judge included");
+    let replayed: Value = serde_json::from_str(&replayed).unwrap();
+    assert_eq!(scores(&replayed), scores(&report));
+}
