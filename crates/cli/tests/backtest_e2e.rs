@@ -158,8 +158,8 @@ fn strings(body: &Value) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_request_of_a_backtest_holds_the_answer_key() {
     let dir = tempfile::tempdir().unwrap();
-    let (server, fake) = Fake::start(Wire::Anthropic, scripts()).await;
-    let args = ["backtest", &corpus(), "--baseline", "--jobs", "2", "--format", "json"];
+    let (server, fake) = Fake::start(Wire::Anthropic, scripts_with_judge()).await;
+    let args = ["backtest", &corpus(), "--baseline", "--judge", "--jobs", "2", "--format", "json"];
     let (code, _, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
     assert_eq!(code, 0, "{stderr}");
     let cases = gauntlet_backtest::corpus::load(std::path::Path::new(&corpus())).unwrap();
@@ -171,6 +171,7 @@ async fn no_request_of_a_backtest_holds_the_answer_key() {
     assert!(key.len() >= cases.len(), "every case has a description");
     let seen = fake.seen();
     assert!(seen.iter().any(|s| strings(&s.body).contains("What the author says this change does")));
+    assert!(seen.iter().any(|s| s.step == "report_judgement"), "the judge's requests are checked too");
     for s in &seen {
         let text = strings(&s.body);
         for answer in &key {
@@ -205,6 +206,14 @@ async fn a_judged_backtest_records_and_replays_to_the_same_report() {
     // The baseline's one claim missed the known defect on 23 of 24 cases; gauntlet's
     // one comment hit its defect, so it has nothing to judge.
     assert_eq!(judged, 23, "one judge session per unmatched finding");
+    // What goes over the wire to the judge names no system: not in the system
+    // blocks, not in the turns, not in the tools.
+    for s in fake.seen().into_iter().filter(|s| s.step == "report_judgement") {
+        let text = strings(&s.body).to_lowercase();
+        for name in ["gauntlet", "baseline", "single-pass", "validator", "you are the `"] {
+            assert!(!text.contains(name), "a judge request names `{name}`:\n{text}");
+        }
+    }
     let report: Value = serde_json::from_str(&recorded).unwrap();
     let judge = &report["baseline"]["judge"];
     assert_eq!(
