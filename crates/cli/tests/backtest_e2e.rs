@@ -5,7 +5,7 @@ mod support;
 
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use support::{Fake, Script, Wire, finder, gauntlet, verdict};
+use support::{Fake, Script, Wire, finder, gauntlet, tool, verdict};
 
 const RESET: &str = "A rejected batch resets the cursor to zero, so the next pass resends every event.";
 
@@ -183,11 +183,16 @@ async fn no_request_of_a_backtest_holds_the_answer_key() {
 /// The scripts, and a judge that calls the baseline's one claim true and consequential.
 fn scripts_with_judge() -> Vec<Script> {
     let mut scripts = scripts();
+    // The first session looks around the repository with the validator's tools
+    // before it answers; the others answer at once.
     scripts.push(verdict(
         "report_judgement",
         "the error is swallowed",
-        &[json!({"verdict": "true", "impact": "consequential",
-                 "evidence": "stocksync/sync.py:28 `log.warning` hides the failure"})],
+        &[
+            tool("list_dir", json!({"path": ""})),
+            json!({"verdict": "true", "impact": "consequential",
+                   "evidence": "stocksync/sync.py:28 `log.warning` hides the failure"}),
+        ],
     ));
     scripts
 }
@@ -205,7 +210,14 @@ async fn a_judged_backtest_records_and_replays_to_the_same_report() {
     let judged = fake.seen().into_iter().filter(|s| s.step == "report_judgement").count();
     // The baseline's one claim missed the known defect on 23 of 24 cases; gauntlet's
     // one comment hit its defect, so it has nothing to judge.
-    assert_eq!(judged, 23, "one judge session per unmatched finding");
+    // One session per unmatched finding, and one more call for the session that read.
+    assert_eq!(judged, 24, "one judge session per unmatched finding");
+    let read = fake
+        .seen()
+        .into_iter()
+        .filter(|s| s.step == "report_judgement")
+        .any(|s| s.body.to_string().contains("tool_result"));
+    assert!(read, "the judge's tool call was answered");
     // What goes over the wire to the judge names no system: not in the system
     // blocks, not in the turns, not in the tools.
     for s in fake.seen().into_iter().filter(|s| s.step == "report_judgement") {
