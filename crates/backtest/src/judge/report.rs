@@ -55,7 +55,7 @@ pub fn markdown(out: &mut String, b: &Backtest) {
         let _ = writeln!(out, "| {metric} | {} |{other}", g[i]);
     }
     if let Some(spend) = &b.judge_spend {
-        let cost = spend.cost.map_or("unknown".into(), |c| format!("${c:.4}"));
+        let cost = spend.cost.map_or("cost unknown".into(), |c| format!("${c:.4}"));
         let _ = writeln!(out, "\nThe judge spent {} tokens, {cost}.", spend.tokens);
     }
     let _ = writeln!(out, "\n| case | gauntlet, judged | baseline, judged |\n| --- | --- | --- |");
@@ -69,7 +69,9 @@ pub fn markdown(out: &mut String, b: &Backtest) {
 
 fn answer(f: &JudgedFinding) -> String {
     match (&f.judgement, &f.gap) {
-        (Some(j), _) => format!("{}, {}: {}", j.verdict.as_str(), j.impact.as_str(), j.evidence.replace('\n', " ")),
+        (Some(j), _) => {
+            format!("**{}**, {}: {}", j.verdict.as_str(), j.impact.as_str(), j.evidence.replace('\n', " "))
+        }
         (None, Some(gap)) => format!("not judged: {gap}"),
         (None, None) => "not judged".into(),
     }
@@ -85,12 +87,12 @@ fn details(out: &mut String, b: &Backtest) {
         for (side, judged) in sides {
             for f in judged.map(|j| j.findings.as_slice()).unwrap_or_default() {
                 let claim = f.claim.replace('\n', " ");
-                let _ = writeln!(text, "- {} ({side}) `{}` {claim}: {}", c.name, f.location, answer(f));
+                let _ = writeln!(text, "- {} ({side}) `{}`: {claim} → {}", c.name, f.location, answer(f));
             }
         }
     }
     if !text.is_empty() {
-        let _ = writeln!(out, "\n### Judged findings\n\n{text}");
+        let _ = write!(out, "\n### Judged findings\n\n{text}");
     }
 }
 
@@ -113,7 +115,8 @@ pub fn html_totals(b: &Backtest) -> Option<String> {
 /// What the judge said of a published finding, for the HTML case section.
 pub fn html_answer(judged: Option<&Judged>, location: &str, claim: &str) -> String {
     let found = judged.and_then(|j| j.findings.iter().find(|f| f.location == location && f.claim == claim));
-    found.map_or(String::new(), |f| format!(" <span class=\"judged\">judge: {}</span>", escape(&answer(f))))
+    let text = found.map(|f| answer(f).replace("**", ""));
+    text.map_or(String::new(), |t| format!(" <span class=\"judged\">judge: {}</span>", escape(&t)))
 }
 
 /// The judge's line of one side of a case, for the HTML case section.
