@@ -94,6 +94,7 @@ fn totals(h: &mut String, b: &Backtest) {
         }
         h.push_str("</tr>\n");
     }
+    h.push_str(&crate::judge::report::html_totals(b).unwrap_or_default());
     let f = &b.funnel;
     let _ = writeln!(
         h,
@@ -225,15 +226,18 @@ fn case(h: &mut String, c: &CaseResult) {
                 let hit = !g.score.unmatched.contains(r);
                 let _ = write!(
                     h,
-                    "<li class=\"{}\"><code>{}</code> {} <em>({})</em></li>",
+                    "<li class=\"{}\"><code>{}</code> {} <em>({})</em>{}</li>",
                     if hit { "tp" } else { "fp" },
                     escape(&r.location),
                     escape(&r.claim),
-                    escape(&r.reviewer)
+                    escape(&r.reviewer),
+                    crate::judge::report::html_answer(g.judge.as_ref(), &r.location, &r.claim)
                 );
             }
             h.push_str("</ul>");
         }
+        h.push_str(&crate::judge::report::html_case("gauntlet", g.judge.as_ref()));
+        h.push_str(&crate::judge::report::html_case("baseline", c.baseline.as_ref().and_then(|b| b.judge.as_ref())));
         if !g.score.missed.is_empty() {
             h.push_str("<p>Missed:</p><ul class=\"missed\">");
             for m in &g.score.missed {

@@ -6,8 +6,10 @@
 //! defects, in head lines) or `clean`. [`run::run_all`] reviews each case in a
 //! temporary checkout with the real pipeline, print-only and with the gate's verdict
 //! only reported, optionally runs the single-pass [`baseline`] on the same change,
-//! and scores both with the pure functions of [`score`]. [`report::summarise`] adds
-//! the cases up; [`markdown::render`] and `serde_json` print the result.
+//! and scores both with the pure functions of [`score`]; with `--judge`, a blind
+//! [`judge`] answers for the findings of either side that match nothing known.
+//! [`report::summarise`] adds the cases up; [`markdown::render`] and `serde_json`
+//! print the result.
 //!
 //! ```no_run
 //! # fn setup() -> gauntlet_backtest::run::Setup { unimplemented!() }
@@ -22,6 +24,7 @@ pub mod baseline;
 pub mod checkout;
 pub mod corpus;
 pub mod html;
+pub mod judge;
 pub mod markdown;
 pub mod mine;
 pub mod report;

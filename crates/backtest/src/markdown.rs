@@ -27,6 +27,7 @@ pub fn render(b: &Backtest) -> String {
         let _ = writeln!(out, "\nNote: {note}");
     }
     headline(&mut out, b);
+    crate::judge::report::markdown(&mut out, b);
     cases(&mut out, b);
     reviewers(&mut out, b);
     out.push_str(&crate::sweep::markdown(&b.threshold_sweep));

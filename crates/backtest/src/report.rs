@@ -2,6 +2,7 @@
 //! to the JSON report (`schema_version` 1); [`crate::markdown`] renders it for people.
 
 use crate::corpus::{Case, Kind};
+use crate::judge::Judged;
 use crate::score::{CaseScore, Comparison, Reported, ReviewerNoise, Spend, Totals, compare, noise_of, totals};
 use gauntlet_review::review::{Funnel, Sessions};
 use serde::{Deserialize, Serialize};
@@ -26,6 +27,9 @@ pub struct CaseResult {
     pub confidence: Option<crate::mine::Confidence>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fix: Vec<crate::mine::FixRef>,
+    /// What the blind judge's sessions spent on this case (`--judge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_spend: Option<Spend>,
 }
 
 impl CaseResult {
@@ -40,6 +44,7 @@ impl CaseResult {
             baseline: None,
             confidence: case.confidence,
             fix: case.fix.clone(),
+            judge_spend: None,
         }
     }
 
@@ -72,6 +77,10 @@ pub struct PipelineResult {
     /// and validation (what validation could at best have kept).
     #[serde(default)]
     pub candidates_caught: usize,
+    /// What the blind judge said of the published findings that matched nothing
+    /// known (`--judge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<Judged>,
 }
 
 /// What the single-pass baseline did on a case.
@@ -82,6 +91,9 @@ pub struct BaselineResult {
     pub spend: Spend,
     /// Set when its answer could not be read (then it counts as publishing nothing).
     pub error: Option<String>,
+    /// What the blind judge said of its findings that matched nothing known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<Judged>,
 }
 
 /// One side of the comparison, over every scored case.
@@ -95,6 +107,10 @@ pub struct Side {
     /// `candidates_caught / defects`; `null` when the corpus has no escape.
     pub candidate_recall: Option<f64>,
     pub spend: Spend,
+    /// The judge's answers about this side's unmatched findings, added up over the
+    /// scored cases; absent when the judge did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<Judged>,
 }
 
 /// The whole backtest.
@@ -125,6 +141,9 @@ pub struct Backtest {
     /// `K/N` when this report covers one shard of the corpus (`--shard`).
     pub shard: Option<String>,
     pub notes: Vec<String>,
+    /// What the blind judge spent over every case; absent when it did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_spend: Option<Spend>,
 }
 
 /// The pipeline's validator sessions over a backtest.
@@ -192,6 +211,15 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
         side
     });
     gauntlet.candidate_recall = crate::score::ratio(gauntlet.candidates_caught, gauntlet.totals.defects);
+    gauntlet.judge = judged(pipeline.iter().map(|(_, g)| g.judge.as_ref()));
+    let baseline = baseline.map(|mut side| {
+        side.judge = judged(scored.iter().map(|c| c.baseline.as_ref().and_then(|b| b.judge.as_ref())));
+        side
+    });
+    let judge_spend = scored.iter().filter_map(|c| c.judge_spend).reduce(|mut a, b| {
+        a.add(&b);
+        a
+    });
     let comparison = baseline.as_ref().map(|b| compare(&gauntlet.totals, &b.totals));
     let threshold_sweep = crate::sweep::totals(
         scored.iter().filter_map(|c| c.gauntlet.as_ref().map(|g| (c.kind, g.score.defects, g.sweep.as_slice()))),
@@ -217,5 +245,15 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
         threshold_sweep,
         shard: meta.shard,
         notes: meta.notes,
+        judge_spend,
     }
+}
+
+/// The judge's tallies added up; `None` when no case was judged.
+fn judged<'a>(tallies: impl Iterator<Item = Option<&'a Judged>>) -> Option<Judged> {
+    tallies.flatten().fold(None, |sum, one| {
+        let mut sum = sum.unwrap_or_default();
+        sum.add(one);
+        Some(sum)
+    })
 }

@@ -6,6 +6,7 @@
 use crate::baseline;
 use crate::checkout::{CheckoutError, checkout};
 use crate::corpus::Case;
+use crate::judge::session::Judge;
 use crate::report::{BaselineResult, CaseResult, PipelineResult};
 use crate::score::{MatchRule, Reported, Spend, score_with, tally_reviewers};
 use gauntlet_change::git::Git;
@@ -50,6 +51,9 @@ pub struct Setup {
     pub context: context::Config,
     /// Also run the single-pass baseline on every case.
     pub baseline: bool,
+    /// Put every finding that matches nothing known, of either side, to a blind
+    /// judge session on this tier (`--judge`); `None`: no judge.
+    pub judge: Option<Tier>,
     pub tolerance: u32,
     /// The widest finding (in lines) that can still match a defect.
     pub max_span: u32,
@@ -207,7 +211,45 @@ fn review_case(
             .map_err(CaseError::Baseline)?;
         result.baseline = Some(score_baseline(case, run, rule));
     }
+    if let Some(tier) = setup.judge {
+        let judge = Judge {
+            change: &change,
+            head: &head,
+            fence: &input.fence,
+            provider: models.get(tier),
+            tier,
+            tools: options.tools,
+            region_lines: options.region_lines,
+            masker: setup.masker.as_deref(),
+            prices: &options.prices,
+            spent: Mutex::new(Spend { cost: Some(0.0), ..Spend::default() }),
+        };
+        judge_case(&judge, case, result, options.concurrency, runtime);
+    }
     Ok(())
+}
+
+/// Judge the unmatched findings of both sides of a scored case, blind to the side.
+fn judge_case(
+    judge: &Judge<'_>,
+    case: &Case,
+    result: &mut CaseResult,
+    concurrency: usize,
+    runtime: &tokio::runtime::Handle,
+) {
+    let empty = Vec::new();
+    let gauntlet = result.gauntlet.as_ref().map_or(&empty, |g| &g.score.unmatched);
+    let baseline = result.baseline.as_ref().map_or(&empty, |b| &b.score.unmatched);
+    let sides = [gauntlet.as_slice(), baseline.as_slice()];
+    let mut judged = runtime.block_on(crate::judge::judge_sides(judge, &case.name, &sides, concurrency)).into_iter();
+    let (ours, theirs) = (judged.next(), judged.next());
+    if let Some(g) = &mut result.gauntlet {
+        g.judge = ours;
+    }
+    if let Some(b) = &mut result.baseline {
+        b.judge = theirs;
+    }
+    result.judge_spend = Some(*judge.spent.lock().expect("judge spend lock"));
 }
 
 /// What the case's author said the change does: its head commit's own message,
@@ -291,6 +333,7 @@ fn score_pipeline(case: &Case, review: &Review, rule: MatchRule) -> PipelineResu
     let mut noise = BTreeMap::new();
     tally_reviewers(&mut noise, review, &score.true_positives_by_reviewer);
     PipelineResult {
+        judge: None,
         funnel: review.funnel,
         validator_sessions: review.validator_sessions,
         spend: Spend::of(review),
@@ -330,5 +373,6 @@ fn score_baseline(case: &Case, run: baseline::BaselineRun, rule: MatchRule) -> B
             wall_ms: run.wall_ms,
         },
         error: run.error,
+        judge: None,
     }
 }

@@ -77,6 +77,9 @@ struct Part {
     max_span: u32,
     threshold: u8,
     baseline: Option<serde_json::Value>,
+    /// Read only for whether the judge ran (its `judge` key).
+    #[serde(default)]
+    gauntlet: serde_json::Value,
     shard: Option<String>,
     notes: Vec<String>,
     cases: Vec<CaseResult>,
@@ -88,7 +91,7 @@ fn default_max_span() -> u32 {
 
 /// Merge shard reports (`(file name, JSON text)`) into the whole corpus's report.
 /// The reports must come from one run: the same corpus, provider, tolerance,
-/// max span, threshold and baseline setting, and every shard of N exactly once.
+/// max span, threshold, baseline and judge settings, and every shard of N exactly once.
 pub fn merge(reports: &[(String, String)]) -> Result<Backtest, MergeError> {
     let mut parts = Vec::new();
     for (path, text) in reports {
@@ -157,6 +160,10 @@ fn check(parts: &[(&String, Part)]) -> Result<Option<usize>, MergeError> {
         if p.baseline.is_some() != first.baseline.is_some() {
             return Err(mismatch("whether the baseline ran"));
         }
+        // Judged totals of some shards only would read as the whole corpus's.
+        if p.gauntlet.get("judge").is_some() != first.gauntlet.get("judge").is_some() {
+            return Err(mismatch("whether the judge ran (--judge)"));
+        }
         if count(p) != count(first) {
             return Err(mismatch("the shard count"));
         }
@@ -188,5 +195,29 @@ mod tests {
             }
             assert!(sizes.iter().all(|&s| s * n >= 200 / 2), "no shard is starved: {sizes:?}");
         }
+    }
+
+    #[test]
+    fn shards_judged_and_unjudged_are_not_merged() {
+        let meta = || crate::report::Meta {
+            corpus: "c".into(),
+            provider: "p".into(),
+            tolerance: 3,
+            max_span: crate::score::DEFAULT_MAX_SPAN,
+            threshold: 75,
+            baseline: false,
+            shard: None,
+            notes: vec![],
+        };
+        let shard = |k: usize, judged: bool| {
+            let mut report = summarise(Meta { shard: Some(format!("{k}/2")), ..meta() }, Vec::new());
+            if judged {
+                report.gauntlet.judge = Some(crate::judge::Judged::default());
+            }
+            (format!("{k}.json"), serde_json::to_string(&report).unwrap())
+        };
+        let error = merge(&[shard(1, true), shard(2, false)]).unwrap_err().to_string();
+        assert!(error.contains("whether the judge ran"), "{error}");
+        assert!(merge(&[shard(1, true), shard(2, true)]).is_ok());
     }
 }

@@ -379,6 +379,14 @@ pub struct BacktestArgs {
     /// Also run the same model as one naive single-pass reviewer, side by side.
     #[arg(long)]
     pub baseline: bool,
+    /// Put every finding that matches no known defect, of gauntlet and of the
+    /// baseline, to a blind judge session, and report judged precision beside the
+    /// known-defect figures.
+    #[arg(long)]
+    pub judge: bool,
+    /// The tier the judge runs on: fast, standard or deep.
+    #[arg(long, value_name = "TIER", default_value = "deep", value_parser = tier, requires = "judge")]
+    pub judge_tier: gauntlet_model::Tier,
     /// Cases reviewed at once.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,
@@ -498,4 +506,12 @@ pub struct CiArgs {
     pub codequality: Option<PathBuf>,
     #[command(flatten)]
     pub outputs: OutputArgs,
+}
+
+/// A tier by name, as `--judge-tier` takes it.
+fn tier(text: &str) -> Result<gauntlet_model::Tier, String> {
+    gauntlet_model::Tier::ALL
+        .into_iter()
+        .find(|t| t.as_str() == text)
+        .ok_or_else(|| format!("`{text}` is not a tier: use fast, standard or deep"))
 }

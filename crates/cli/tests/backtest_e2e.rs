@@ -5,7 +5,7 @@ mod support;
 
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use support::{Fake, Script, Wire, finder, gauntlet, verdict};
+use support::{Fake, Script, Wire, finder, gauntlet, tool, verdict};
 
 const RESET: &str = "A rejected batch resets the cursor to zero, so the next pass resends every event.";
 
@@ -158,8 +158,8 @@ fn strings(body: &Value) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_request_of_a_backtest_holds_the_answer_key() {
     let dir = tempfile::tempdir().unwrap();
-    let (server, fake) = Fake::start(Wire::Anthropic, scripts()).await;
-    let args = ["backtest", &corpus(), "--baseline", "--jobs", "2", "--format", "json"];
+    let (server, fake) = Fake::start(Wire::Anthropic, scripts_with_judge()).await;
+    let args = ["backtest", &corpus(), "--baseline", "--judge", "--jobs", "2", "--format", "json"];
     let (code, _, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
     assert_eq!(code, 0, "{stderr}");
     let cases = gauntlet_backtest::corpus::load(std::path::Path::new(&corpus())).unwrap();
@@ -171,10 +171,75 @@ async fn no_request_of_a_backtest_holds_the_answer_key() {
     assert!(key.len() >= cases.len(), "every case has a description");
     let seen = fake.seen();
     assert!(seen.iter().any(|s| strings(&s.body).contains("What the author says this change does")));
+    assert!(seen.iter().any(|s| s.step == "report_judgement"), "the judge's requests are checked too");
     for s in &seen {
         let text = strings(&s.body);
         for answer in &key {
             assert!(!text.contains(answer), "a {} request holds the answer key: {answer}", s.step);
         }
     }
+}
+
+/// The scripts, and a judge that calls the baseline's one claim true and consequential.
+fn scripts_with_judge() -> Vec<Script> {
+    let mut scripts = scripts();
+    // The first session looks around the repository with the validator's tools
+    // before it answers; the others answer at once.
+    scripts.push(verdict(
+        "report_judgement",
+        "the error is swallowed",
+        &[
+            tool("list_dir", json!({"path": ""})),
+            json!({"verdict": "true", "impact": "consequential",
+                   "evidence": "stocksync/sync.py:28 `log.warning` hides the failure"}),
+        ],
+    ));
+    scripts
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_judged_backtest_records_and_replays_to_the_same_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let recording = dir.path().join("rec").display().to_string();
+    let (server, fake) = Fake::start(Wire::Anthropic, scripts_with_judge()).await;
+    let run = ["backtest", &corpus(), "--baseline", "--judge", "--format", "json", "--jobs", "2"];
+    let record = [&run[..], &["--record", &recording]].concat();
+    let (code, recorded, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &record).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("judged blind on the deep tier"), "{stderr}");
+    let judged = fake.seen().into_iter().filter(|s| s.step == "report_judgement").count();
+    // The baseline's one claim missed the known defect on 23 of 24 cases; gauntlet's
+    // one comment hit its defect, so it has nothing to judge.
+    // One session per unmatched finding, and one more call for the session that read.
+    assert_eq!(judged, 24, "one judge session per unmatched finding");
+    let read = fake
+        .seen()
+        .into_iter()
+        .filter(|s| s.step == "report_judgement")
+        .any(|s| s.body.to_string().contains("tool_result"));
+    assert!(read, "the judge's tool call was answered");
+    // What goes over the wire to the judge names no system: not in the system
+    // blocks, not in the turns, not in the tools.
+    for s in fake.seen().into_iter().filter(|s| s.step == "report_judgement") {
+        let text = strings(&s.body).to_lowercase();
+        for name in ["gauntlet", "baseline", "single-pass", "validator", "you are the `"] {
+            assert!(!text.contains(name), "a judge request names `{name}`:\n{text}");
+        }
+    }
+    let report: Value = serde_json::from_str(&recorded).unwrap();
+    let judge = &report["baseline"]["judge"];
+    assert_eq!(
+        (judge["judged"].as_u64(), judge["true"].as_u64(), judge["consequential"].as_u64()),
+        (Some(23), Some(23), Some(23))
+    );
+    assert_eq!(report["gauntlet"]["judge"]["judged"], 0);
+    assert_eq!(report["baseline"]["false_positives"], 23, "the known-defect figures are unchanged");
+
+    let calls = fake.seen().len();
+    let replay = [&run[..], &["--replay", &recording]].concat();
+    let (code, replayed, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &replay).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(fake.seen().len(), calls, "a replay calls no model, the judge included");
+    let replayed: Value = serde_json::from_str(&replayed).unwrap();
+    assert_eq!(scores(&replayed), scores(&report));
 }

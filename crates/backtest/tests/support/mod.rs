@@ -163,6 +163,7 @@ pub fn setup(provider: Arc<Scripted>, baseline: bool, tolerance: u32) -> Setup {
         deep: None,
         context: gauntlet_review::context::Config::default(),
         baseline,
+        judge: None,
         tolerance,
         max_span: gauntlet_backtest::score::DEFAULT_MAX_SPAN,
         jobs: 2,

@@ -139,6 +139,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
             ..gauntlet_review::context::Config::default()
         },
         baseline: args.baseline,
+        judge: args.judge.then_some(args.judge_tier),
         tolerance: args.tolerance,
         max_span: args.max_span,
         jobs: args.jobs,
@@ -146,11 +147,16 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         masker: crate::commands::review::fix_masker(&settings)?,
     };
     say!(
-        "gauntlet: backtest of {} case(s) in {}{} on {provider}{}",
+        "gauntlet: backtest of {} case(s) in {}{} on {provider}{}{}",
         cases.len(),
         corpus_dir.display(),
         args.shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
-        if args.baseline { ", with the single-pass baseline" } else { "" }
+        if args.baseline { ", with the single-pass baseline" } else { "" },
+        if args.judge {
+            format!(", unmatched findings judged blind on the {} tier", args.judge_tier.as_str())
+        } else {
+            String::new()
+        }
     );
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let results = run_all(&cases, &setup, runtime.handle(), &|case| shown.finished(&case_line(case)));
