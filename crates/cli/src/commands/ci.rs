@@ -28,6 +28,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 pub(crate) mod earned;
+mod keyless;
 mod publish;
 mod scope;
 mod seal;
@@ -100,6 +101,15 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         None => Settings::from_file(base_config(git, &base_commit)?, &review_args, env, is_tty)?,
     };
     settings.trusted = trusted;
+    if let Some(lacking) = keyless::missing(&settings, args, env) {
+        match ctx.withheld {
+            Some(who) => return Ok(keyless::not_reviewed(&runtime, &poster, &ctx, who, &lacking, fail_on)),
+            // Nothing configured at all: a local Ollama or the embedded model still
+            // runs, as outside CI.
+            None if settings.models.is_none() && crate::offline::fallback().is_ok() => {}
+            None => bail!(keyless::misconfigured(&ctx, &lacking)),
+        }
+    }
     let suggest = args.suggest || settings.file.ci.suggest.unwrap_or(false);
     let policy = gauntlet_publish::Policy { author_may_dismiss: settings.file.ci.author_may_dismiss.unwrap_or(false) };
     let suggest = suggest.then(|| crate::commands::fix::loop_settings(&args.loop_args)).transpose()?;
