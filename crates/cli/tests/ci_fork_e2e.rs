@@ -182,3 +182,34 @@ async fn the_fork_review_workflow_reviews_the_fetched_head_from_a_checkout_of_th
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("ANTHROPIC_API_KEY is not set"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_azure_build_of_a_fork_without_a_key_posts_a_not_reviewed_status_and_succeeds() {
+    let dir = repo(&[("src/auth.py", BASE), ("gauntlet.toml", CONFIG)], &[("src/auth.py", HEAD)]);
+    git(dir.path(), &["update-ref", "refs/remotes/origin/main", "main"]);
+    let head = git(dir.path(), &["rev-parse", "HEAD"]).trim().to_string();
+    let host = fakes::azure::start(&head).await;
+    let (model, fake) = Fake::start(Wire::Anthropic, Vec::new()).await;
+    let nowhere = std::path::Path::new("/nonexistent");
+    let mut vars = ci_vars(Pipeline::Azure, dir.path(), &host.server.uri(), nowhere, nowhere);
+    vars.push(("SYSTEM_PULLREQUEST_ISFORK", "True".into()));
+    let run = |extra: &'static [&'static str]| {
+        let mut args = vec!["ci"];
+        args.extend_from_slice(extra);
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut cmd = support::command(dir.path(), Wire::Anthropic, &model, &args, &vars);
+        cmd.env_remove("ANTHROPIC_API_KEY");
+        cmd
+    };
+    let out = run(&[]).output().await.unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("Azure Pipelines withholds") && stderr.contains("not reviewed"), "{stderr}");
+    let out = run(&["--fail-on", "high"]).output().await.unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let states: Vec<String> = host.state().statuses.iter().map(|s| s["state"].as_str().unwrap().to_string()).collect();
+    assert_eq!(states, ["notApplicable", "error"], "never `succeeded` for a review that did not run");
+    let description = host.state().statuses[1]["description"].as_str().unwrap_or_default().to_string();
+    assert!(description.contains("not reviewed"), "{description}");
+    assert!(fake.seen().is_empty(), "no model was called");
+}
