@@ -60,7 +60,19 @@ pub struct CiContext {
     /// The run's page, for the check run or pull request status to link to, when
     /// the system's variables say where it is.
     pub details_url: Option<String>,
+    /// Who this run belongs to when the CI system withholds the repository's
+    /// secrets from it by design ("pull requests from forks"), read from what the
+    /// system itself records about the pull request; `None` for a run of the
+    /// repository's own branches, where a missing key is a misconfiguration.
+    pub withheld: Option<&'static str>,
 }
+
+/// Whom GitHub, GitLab and Azure Pipelines give no secrets: a pull request whose
+/// source is another repository (or project).
+pub const FORKS: &str = "pull requests from forks";
+/// GitHub runs a workflow Dependabot triggers as it runs a fork's: no secrets
+/// of Actions, a read-only token.
+pub const DEPENDABOT: &str = "pull requests Dependabot opens";
 
 const OUTSIDE: &str = "`gauntlet ci` runs only inside a pull-request pipeline (GitHub Actions, GitLab CI or \
 Azure Pipelines), where it posts with the pipeline's own token; to review on this machine use `gauntlet review`, \
@@ -89,7 +101,14 @@ fn token(env: &Env, names: &[&str], fix: &str) -> Result<String, String> {
 }
 
 fn github_context(env: &Env) -> Result<CiContext> {
-    let path = required(env, "GITHUB_EVENT_PATH", "GitHub Actions")?;
+    // A workflow that reviews fork pull requests runs on `workflow_run`, with the
+    // repository's secrets, and writes the pull request's event itself from the
+    // API (ci/github-fork-review.yml): that file stands in for GitHub's own.
+    let relayed = env("GAUNTLET_EVENT_PATH");
+    let path = match &relayed {
+        Some(path) => path.clone(),
+        None => required(env, "GITHUB_EVENT_PATH", "GitHub Actions")?,
+    };
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read the event file {path}"))?;
     let event: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{path} is not JSON"))?;
     let pr = &event["pull_request"];
@@ -117,6 +136,8 @@ fn github_context(env: &Env) -> Result<CiContext> {
         host,
         summary_file: env("GITHUB_STEP_SUMMARY").map(Into::into),
         details_url: github_run_url(env),
+        // The relaying workflow holds the secrets, whoever opened the pull request.
+        withheld: if relayed.is_some() { None } else { github_withheld(pr, env) },
     })
 }
 
@@ -135,7 +156,8 @@ fn gitlab_context(env: &Env) -> Result<CiContext> {
     let token = token(
         env,
         &["GAUNTLET_GITLAB_TOKEN", "GITLAB_TOKEN"],
-        "the job token cannot post notes; add a project access token with the `api` scope as a masked CI/CD variable",
+        "the job token cannot post notes; add a project access token with the `api` scope as a masked CI/CD variable \
+         (one marked protected reaches only pipelines of protected branches)",
     );
     let host = token.and_then(|token| {
         Ok(HostConfig::GitLab(gitlab::Config {
@@ -152,6 +174,7 @@ fn gitlab_context(env: &Env) -> Result<CiContext> {
         host,
         summary_file: None,
         details_url: env("CI_JOB_URL"),
+        withheld: gitlab_fork(env).then_some(FORKS),
     })
 }
 
@@ -184,7 +207,37 @@ fn azure_context(env: &Env) -> Result<CiContext> {
         host,
         summary_file: None,
         details_url: azure_build_url(env),
+        withheld: env("SYSTEM_PULLREQUEST_ISFORK").is_some_and(|v| v.eq_ignore_ascii_case("true")).then_some(FORKS),
     })
+}
+
+/// Whether GitHub withholds secrets from this pull request's run. The head
+/// repository is compared with the base one, never `head.repo.fork` alone: a
+/// branch inside a repository that is itself a fork says `fork: true` and still
+/// gets that repository's secrets. A head repository that was deleted (`null`)
+/// was another repository. An event without repositories (a hand-made one)
+/// counts as the repository's own.
+fn github_withheld(pr: &serde_json::Value, env: &Env) -> Option<&'static str> {
+    let same = |key: &str| match (&pr["head"]["repo"][key], &pr["base"]["repo"][key]) {
+        (serde_json::Value::Null, _) | (_, serde_json::Value::Null) => None,
+        (head, base) => Some(head == base),
+    };
+    let head_deleted = pr["head"].get("repo").is_some_and(serde_json::Value::is_null);
+    if head_deleted || same("id").or_else(|| same("full_name")) == Some(false) {
+        return Some(FORKS);
+    }
+    (env("GITHUB_ACTOR").as_deref() == Some("dependabot[bot]")).then_some(DEPENDABOT)
+}
+
+/// Whether the merge request's source project is not the one it targets. The
+/// target is `CI_MERGE_REQUEST_PROJECT_ID` (where the merge request lives); a
+/// pipeline a maintainer runs in the parent project for a fork has
+/// `CI_PROJECT_ID` of the parent, one in the fork has the fork's, so the
+/// comparison holds in both.
+fn gitlab_fork(env: &Env) -> bool {
+    let Some(source) = env("CI_MERGE_REQUEST_SOURCE_PROJECT_ID") else { return false };
+    let target = env("CI_MERGE_REQUEST_PROJECT_ID").or_else(|| env("CI_PROJECT_ID"));
+    target.is_some_and(|target| target != source)
 }
 
 /// `{server}/{owner/name}/actions/runs/{id}`: the workflow run's page.
@@ -295,6 +348,59 @@ mod tests {
         let ctx = detect(&env).unwrap();
         assert_eq!(ctx.base, BaseRef::Branch("main".into()));
         assert!(matches!(ctx.host, Ok(HostConfig::Azure(_))));
+    }
+}
+
+#[cfg(test)]
+mod withheld_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn vars(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn github_compares_the_head_repository_with_the_base_never_trusting_the_fork_flag_alone() {
+        let pr =
+            |head: serde_json::Value| json!({"base": {"repo": {"id": 1, "full_name": "o/r"}}, "head": {"repo": head}});
+        let none = vars(&[]);
+        assert_eq!(github_withheld(&pr(json!({"id": 2, "full_name": "m/r", "fork": true})), &none), Some(FORKS));
+        assert_eq!(github_withheld(&pr(json!(null)), &none), Some(FORKS), "a deleted head repository");
+        assert_eq!(github_withheld(&pr(json!({"id": 1, "full_name": "o/r", "fork": true})), &none), None);
+        assert_eq!(github_withheld(&json!({"head": {"sha": "h"}}), &none), None, "an event without repositories");
+        let dependabot = vars(&[("GITHUB_ACTOR", "dependabot[bot]")]);
+        assert_eq!(github_withheld(&pr(json!({"id": 1, "full_name": "o/r"})), &dependabot), Some(DEPENDABOT));
+    }
+
+    #[test]
+    fn gitlab_and_azure_read_the_fork_from_their_own_variables() {
+        assert!(gitlab_fork(&vars(&[
+            ("CI_MERGE_REQUEST_SOURCE_PROJECT_ID", "9"),
+            ("CI_MERGE_REQUEST_PROJECT_ID", "7")
+        ])));
+        // A pipeline of the fork itself: CI_PROJECT_ID is the source, the target differs.
+        assert!(gitlab_fork(&vars(&[
+            ("CI_MERGE_REQUEST_SOURCE_PROJECT_ID", "9"),
+            ("CI_MERGE_REQUEST_PROJECT_ID", "7"),
+            ("CI_PROJECT_ID", "9")
+        ])));
+        assert!(!gitlab_fork(&vars(&[
+            ("CI_MERGE_REQUEST_SOURCE_PROJECT_ID", "7"),
+            ("CI_MERGE_REQUEST_PROJECT_ID", "7")
+        ])));
+        assert!(!gitlab_fork(&vars(&[("CI_PROJECT_ID", "7")])), "nothing says it is a fork");
+        let azure = |fork: &'static str| {
+            let pairs: &'static [(&'static str, &'static str)] = Box::leak(Box::new([
+                ("TF_BUILD", "True"),
+                ("SYSTEM_PULLREQUEST_PULLREQUESTID", "5"),
+                ("SYSTEM_PULLREQUEST_SOURCECOMMITID", "h"),
+                ("SYSTEM_PULLREQUEST_TARGETBRANCH", "refs/heads/main"),
+                ("SYSTEM_PULLREQUEST_ISFORK", fork),
+            ]));
+            detect(&vars(pairs)).unwrap().withheld
+        };
+        assert_eq!((azure("True"), azure("False")), (Some(FORKS), None));
     }
 }
 

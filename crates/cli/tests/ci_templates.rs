@@ -315,6 +315,13 @@ fn no_shipped_template_runs_builds_or_caches_gauntlet_inside_the_checkout() {
             github(&job["steps"], found);
         }
     });
+    for recipe in ["ci/github-review.yml", "ci/github-fork-review.yml"] {
+        each(recipe, &|doc, found| {
+            for (_, job) in doc["jobs"].as_hash().unwrap() {
+                github(&job["steps"], found);
+            }
+        });
+    }
     each("ci/azure-pipelines.yml", &|doc, found| azure(&doc["steps"], found));
     each("ci/gitlab-ci.yml", &gitlab);
     each("ci/backtest-gitlab.yml", &gitlab);

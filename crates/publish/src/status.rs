@@ -31,17 +31,22 @@ pub enum Verdict {
     /// severity could not be validated either way: the run cannot tell whether it
     /// passes, so it does not.
     Incomplete,
+    /// No review ran: the CI system gave this run no model key by design (a pull
+    /// request from a fork). With blocking asked for (`blocking`), that cannot
+    /// pass a required check; without, it is neutral. [`Status::notes`] says why.
+    NotReviewed { blocking: bool },
 }
 
 impl Verdict {
     /// GitHub's check-run conclusion.
     pub fn conclusion(self) -> &'static str {
         match self {
-            Verdict::Advisory => "neutral",
+            Verdict::Advisory | Verdict::NotReviewed { blocking: false } => "neutral",
             Verdict::Passed => "success",
             // GitHub passes a required check on `neutral` and `skipped` too, so
-            // an undecided blocking candidate can only be a failure there.
-            Verdict::Failed | Verdict::Incomplete => "failure",
+            // an undecided blocking candidate, or a blocking run that reviewed
+            // nothing, can only be a failure there.
+            Verdict::Failed | Verdict::Incomplete | Verdict::NotReviewed { blocking: true } => "failure",
         }
     }
 
@@ -50,12 +55,12 @@ impl Verdict {
     /// asked for, and `succeeded` would read as one.
     pub fn azure_state(self) -> &'static str {
         match self {
-            Verdict::Advisory => "notApplicable",
+            Verdict::Advisory | Verdict::NotReviewed { blocking: false } => "notApplicable",
             Verdict::Passed => "succeeded",
             Verdict::Failed => "failed",
             // "Status with an error": the run could not finish its verdict. A
             // status policy passes on `succeeded` only, so this blocks as `failed` does.
-            Verdict::Incomplete => "error",
+            Verdict::Incomplete | Verdict::NotReviewed { blocking: true } => "error",
         }
     }
 }
@@ -109,6 +114,10 @@ impl Status<'_> {
         let n = self.findings.len();
         let findings = if n == 1 { "1 finding".to_string() } else { format!("{n} findings") };
         match (self.verdict, self.fail_on) {
+            (Verdict::NotReviewed { .. }, Some(min)) => {
+                format!("not reviewed, so not passed: no model key reached this run (--fail-on {})", min.as_str())
+            }
+            (Verdict::NotReviewed { .. }, None) => "not reviewed: no model key reached this run".to_string(),
             (Verdict::Failed, Some(min)) => {
                 let min = min.as_str();
                 let earlier = match self.standing {

@@ -28,6 +28,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 pub(crate) mod earned;
+mod keyless;
 mod publish;
 mod scope;
 mod seal;
@@ -78,7 +79,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     let existing = poster.as_ref().ok().map(|(_, e)| e);
     let scope = scope::decide(git, existing, &ctx.head, args.full);
     let mut review_args = args.review.clone();
-    if let Some(why) = no_gate(existing) {
+    if let Some(why) = scope::no_gate(existing) {
         // The gate's skips rest on what stands; with no trusted record of it, or one
         // that left candidates undecided, skipping could pass what nobody checked.
         crate::progress::say!("gauntlet: note: the gate does not skip this run: {why}");
@@ -111,6 +112,15 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     // never set code aside (bots are known by the author the host reports).
     settings.gate.automated_subjects.clear();
     settings.gate.head_banners = false;
+    if let Some(lacking) = keyless::missing(&settings, args, env) {
+        match ctx.withheld {
+            Some(who) => return Ok(keyless::not_reviewed(&runtime, &poster, &ctx, who, &lacking, fail_on)),
+            // Nothing configured at all: a local Ollama or the embedded model still
+            // runs, as outside CI.
+            None if settings.models.is_none() && crate::offline::fallback().is_ok() => {}
+            None => bail!(keyless::misconfigured(&ctx, &lacking)),
+        }
+    }
     let suggest = args.suggest || settings.file.ci.suggest.unwrap_or(false);
     let policy = gauntlet_publish::Policy { author_may_dismiss: settings.file.ci.author_may_dismiss.unwrap_or(false) };
     let suggest = suggest.then(|| crate::commands::fix::loop_settings(&args.loop_args)).transpose()?;
@@ -590,21 +600,5 @@ mod tests {
         assert!(note.starts_with("This review is incomplete: 1 candidate finding(s) at or above `high`"), "{note}");
         assert!(note.contains("high finding at src/pay.py:2 (reviewer security)"), "{note}");
         assert!(!note.contains("paid twice"), "{note}");
-    }
-}
-
-/// Why the gate must not skip this run, if it must not: the pull request carries
-/// an overview this pipeline cannot check it wrote (what stands is then unknown,
-/// and a skip would decide on nothing), or the last review left candidates
-/// undecided (a skip would pass what nobody validated).
-fn no_gate(existing: Option<&Existing>) -> Option<&'static str> {
-    let existing = existing?;
-    match existing.marker() {
-        Some(marker) if marker.incomplete => Some("the last review could not validate every candidate"),
-        Some(_) => None,
-        None if existing.overview.is_some() => {
-            Some("the overview on the pull request is not one this pipeline can check")
-        }
-        None => None,
     }
 }

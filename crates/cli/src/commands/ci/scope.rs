@@ -90,6 +90,22 @@ pub fn decide(git: &Git, existing: Option<&Existing>, head: &str, full: bool) ->
     Scope::Full { note: Some(note) }
 }
 
+/// Why the gate must not skip this run, if it must not: the pull request carries
+/// an overview this pipeline cannot check it wrote (what stands is then unknown,
+/// and a skip would decide on nothing), or the last review left candidates
+/// undecided (a skip would pass what nobody validated).
+pub fn no_gate(existing: Option<&Existing>) -> Option<&'static str> {
+    let existing = existing?;
+    match existing.marker() {
+        Some(marker) if marker.incomplete => Some("the last review could not validate every candidate"),
+        Some(_) => None,
+        None if existing.overview.is_some() => {
+            Some("the overview on the pull request is not one this pipeline can check")
+        }
+        None => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

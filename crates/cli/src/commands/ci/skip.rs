@@ -122,12 +122,24 @@ mod tests {
     fn what_stands_decides_the_verdict_of_a_run_that_reviewed_nothing() {
         let high = [standing("h1", Severity::High)];
         let low = [standing("l1", Severity::Low)];
-        assert_eq!(status(Some(Severity::High), &high, None).verdict, Verdict::Failed);
-        assert_eq!(status(Some(Severity::High), &low, None).verdict, Verdict::Passed);
-        assert_eq!(status(Some(Severity::High), &[], None).verdict, Verdict::Passed);
-        assert_eq!(status(None, &high, None).verdict, Verdict::Advisory);
-        let failed = status(Some(Severity::High), &high, None);
+        let same = Unreviewed::SameHead;
+        assert_eq!(status(Some(Severity::High), &same, &high, None).verdict, Verdict::Failed);
+        assert_eq!(status(Some(Severity::High), &same, &low, None).verdict, Verdict::Passed);
+        assert_eq!(status(Some(Severity::High), &same, &[], None).verdict, Verdict::Passed);
+        assert_eq!(status(None, &same, &high, None).verdict, Verdict::Advisory);
+        let failed = status(Some(Severity::High), &same, &high, None);
         assert!(failed.headline().contains("1 of an earlier run that still stands"), "{}", failed.headline());
+    }
+
+    #[test]
+    fn a_push_nobody_reviewed_fails_on_what_stands_and_otherwise_never_passes() {
+        let skipped = Unreviewed::Skipped("the pull request is a draft".into());
+        let high = [standing("h1", Severity::High)];
+        assert_eq!(status(Some(Severity::High), &skipped, &high, None).verdict, Verdict::Failed);
+        let quiet = status(Some(Severity::High), &skipped, &[], None);
+        assert_eq!(quiet.verdict, Verdict::Advisory);
+        assert!(quiet.headline().starts_with("not reviewed"), "{}", quiet.headline());
+        assert!(quiet.lines().iter().any(|l| l.contains("the pull request is a draft")), "{:?}", quiet.lines());
     }
 
     #[test]
