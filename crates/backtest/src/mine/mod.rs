@@ -9,13 +9,16 @@
 //!
 //! Confidence: `A` when a `Fixes:` trailer named the commit, `B` when every blamed
 //! line lands on one commit (or a revert says why), `C` when blame splits over
-//! several commits or the fix only added lines.
+//! several commits, the fix only added lines, or the fix reads as a port, a
+//! compatibility change or an upgrade (its subject, or its size).
 
 pub mod blame;
 pub mod clean;
 pub mod detect;
 pub mod history;
 pub mod hunks;
+pub mod prose;
+pub mod refactor;
 mod szz;
 pub mod write;
 
@@ -262,6 +265,10 @@ fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result
             skip(summary, "an automated commit (dependency bump)");
             continue;
         }
+        if miner.options.patterns.excluded(commit.subject()) {
+            skip(summary, EXCLUDED_SUBJECT);
+            continue;
+        }
         let Some(parent) = commit.parents.first() else {
             skip(summary, "the fix is the first commit");
             continue;
@@ -280,7 +287,19 @@ fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result
             }
         };
         out.blamed.extend(outcome.blamed);
-        match outcome.found {
+        let ported = ported(miner, commit);
+        let outcome = outcome.found.map(|found| {
+            found.map(|mut f| {
+                if ported.is_some() {
+                    f.confidence = Confidence::C;
+                }
+                f
+            })
+        });
+        match outcome {
+            Some(Ok(found)) if ported.is_some() && !miner.options.keep.contains(&found.confidence) => {
+                skip(summary, format!("confidence C: {}, not kept (see --confidence)", ported.unwrap_or_default()));
+            }
             Some(Err(reason)) => skip(summary, reason),
             Some(Ok(found)) if !miner.options.keep.contains(&found.confidence) => {
                 skip(summary, format!("confidence {:?}, not kept (see --confidence)", found.confidence));
@@ -299,6 +318,32 @@ fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result
     }
     Ok(out)
 }
+
+/// A fix this size or larger (changed lines of code) is a port or a rework more
+/// than the repair of one defect.
+pub const LARGE_FIX_LINES: usize = 200;
+
+/// Why a fix is more likely a port, a compatibility change or an upgrade than the
+/// repair of a defect, if it is: blame then finds code that was right for what it
+/// was written against, so such cases get confidence C.
+fn ported(miner: &Miner<'_>, fix: &Commit) -> Option<&'static str> {
+    static PORT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let port = PORT.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(port(s|ed|ing)?|compat\w*|upgrad\w*|migrat\w*|py(thon)? ?3)\b")
+            .expect("the port pattern is valid")
+    });
+    if port.is_match(fix.subject()) {
+        Some("the fix's subject says port, compat, upgrade or migrate")
+    } else if miner.size(fix) >= LARGE_FIX_LINES {
+        Some("the fix is large enough to be a port or rework")
+    } else {
+        None
+    }
+}
+
+/// The reason a fix whose subject says it repairs words is skipped.
+pub const EXCLUDED_SUBJECT: &str =
+    "the subject says typo, spelling, wording or docs (see [backtest.mine] exclude_subjects)";
 
 fn body(message: &str) -> String {
     message.split_once("\n\n").map(|(_, b)| b.trim().to_string()).unwrap_or_default()
