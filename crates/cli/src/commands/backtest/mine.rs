@@ -17,7 +17,10 @@ fn options(root: &Path, config: Option<&Path>, args: &MineArgs) -> Result<Option
     let own = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let subject = m.subject_patterns.clone().unwrap_or_else(|| own(&DEFAULT_SUBJECT_PATTERNS));
     let trailer = m.trailer_patterns.clone().unwrap_or_else(|| own(&DEFAULT_TRAILER_PATTERNS));
-    let patterns = Patterns::new(&subject, &trailer).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut patterns = Patterns::new(&subject, &trailer).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    if let Some(exclude) = &m.exclude_subjects {
+        patterns = patterns.excluding(exclude).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
     let mut keep = Vec::new();
     for c in &args.confidence {
         match Confidence::parse(c) {
