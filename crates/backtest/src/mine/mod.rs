@@ -121,6 +121,8 @@ pub struct Escape {
     pub fixes: Vec<FixRef>,
     /// Changed lines of code (how clean cases are matched in size).
     pub size: usize,
+    /// Commit time of the head (how clean cases are matched in era).
+    pub time: i64,
 }
 
 /// A clean case: an old commit no fix touched.
@@ -130,6 +132,15 @@ pub struct Clean {
     pub base: String,
     pub subject: String,
     pub size: usize,
+    pub time: i64,
+}
+
+/// How many escapes and clean cases fall in one bucket (a year, a size class).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bucket {
+    pub bucket: String,
+    pub escapes: usize,
+    pub clean: usize,
 }
 
 /// What was mined, for the terminal and as JSON.
@@ -150,6 +161,12 @@ pub struct Summary {
     /// fixes are also counted in `skipped`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+    /// Escapes and clean cases per commit year, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eras: Vec<Bucket>,
+    /// Escapes and clean cases per size class (changed lines of code: 1, 2-3, 4-7, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<Bucket>,
 }
 
 /// The mined corpus, before it is written.
@@ -215,6 +232,7 @@ pub fn mine(git: &Git, options: &Options) -> Result<Mined, MineError> {
     let newest = commits.iter().map(|c| c.time).max().unwrap_or(0);
     let pool = clean::Pool { miner: &miner, commits: &commits, fixes: &found.fixes, blamed: &found.blamed, newest };
     let cleans = clean::sample(&pool, &escapes, &mut summary)?;
+    clean::distributions(&escapes, &cleans, &mut summary);
     Ok(Mined { escapes, cleans, summary })
 }
 
@@ -378,7 +396,8 @@ fn escapes(
             .flat_map(|(path, lines)| hunks::runs(&lines).into_iter().map(move |(a, b)| (path.to_string(), a, b)))
             .collect();
         let size = miner.size(&commit);
-        out.push(Escape { head, base, subject: commit.subject().into(), confidence, defects, fixes, size });
+        let (subject, time) = (commit.subject().into(), commit.time);
+        out.push(Escape { head, base, subject, confidence, defects, fixes, size, time });
     }
     Ok(out)
 }

@@ -66,6 +66,15 @@ fn terminal(summary: &Summary, out: &Path) -> String {
         summary.clean,
         summary.clean_wanted
     );
+    for (title, rows) in [("year", &summary.eras), ("changed lines", &summary.sizes)] {
+        if rows.is_empty() {
+            continue;
+        }
+        text.push_str(&format!("  {:<16}{:>8}{:>7}\n", format!("by {title}"), "escapes", "clean"));
+        for b in rows.iter() {
+            text.push_str(&format!("  {:<16}{:>8}{:>7}\n", b.bucket, b.escapes, b.clean));
+        }
+    }
     if !summary.skipped.is_empty() {
         text.push_str("Skipped:\n");
         for (why, n) in &summary.skipped {
