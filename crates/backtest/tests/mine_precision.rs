@@ -165,3 +165,23 @@ fn a_port_or_compat_fix_gets_confidence_c() {
     let all = Options { keep: vec![Confidence::A, Confidence::B, Confidence::C], ..no_clean() };
     assert_eq!(rows(&mined(d, &all)), vec![(added, Confidence::C, vec![("src/text.py".to_string(), 2, 2)])]);
 }
+
+#[test]
+fn a_fix_large_enough_to_be_a_rework_gets_confidence_c() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let v1 = "def limit(n):\n    return min(n, 99)\n";
+    let added = commit(d, 1, "Add the limit", &[("src/limit.py", Some(v1))]);
+    // The repair rides in with 200 new lines of code: a rework, not one defect's fix.
+    let rework: String = (0..200).map(|i| format!("LIMIT_{i} = {i}\n")).collect();
+    let fixed = v1.replace("99", "100");
+    commit(d, 200, "Fix the limit", &[("src/limit.py", Some(&fixed)), ("src/limits.py", Some(&rework))]);
+
+    let m = mined(d, &no_clean());
+    assert!(m.escapes.is_empty());
+    let why = "confidence C: the fix is large enough to be a port or rework, not kept (see --confidence)";
+    assert_eq!(skipped(&m, why), 1, "{:?}", m.summary.skipped);
+    let all = Options { keep: vec![Confidence::A, Confidence::B, Confidence::C], ..no_clean() };
+    assert_eq!(rows(&mined(d, &all)), vec![(added, Confidence::C, vec![("src/limit.py".to_string(), 2, 2)])]);
+}

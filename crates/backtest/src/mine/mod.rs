@@ -185,6 +185,9 @@ pub(crate) struct Miner<'a> {
     pub rules: IgnoreRules,
     pub ignore_revs: Option<&'a Path>,
     known: RefCell<HashMap<String, Commit>>,
+    /// Commits' own zero-context diffs, read once (blame walks through a refactor
+    /// once per line it moved).
+    diffs: RefCell<HashMap<String, std::rc::Rc<Vec<hunks::FileDiff>>>>,
 }
 
 impl Miner<'_> {
@@ -197,6 +200,16 @@ impl Miner<'_> {
         let commit = read.into_iter().next().ok_or_else(|| ChangeError::BadRevision { rev: sha.to_string() })?;
         self.known.borrow_mut().insert(sha.to_string(), commit.clone());
         Ok(commit)
+    }
+
+    /// A commit's diff against its first parent (`-U0 -w -M`), read once.
+    pub(crate) fn own_diff(&self, sha: &str, parent: &str) -> Result<std::rc::Rc<Vec<hunks::FileDiff>>, ChangeError> {
+        if let Some(d) = self.diffs.borrow().get(sha) {
+            return Ok(d.clone());
+        }
+        let files = std::rc::Rc::new(hunks::parse(&self.git.diff(&["-U0", "-w", "-M", parent, sha])?));
+        self.diffs.borrow_mut().insert(sha.to_string(), files.clone());
+        Ok(files)
     }
 
     /// Changed lines of code: files the gate would review that are not tests or documents.
@@ -221,6 +234,7 @@ pub fn mine(git: &Git, options: &Options) -> Result<Mined, MineError> {
         rules,
         ignore_revs: ignore_file.as_ref().map(|f| f.path()),
         known: RefCell::new(commits.iter().map(|c| (c.id.clone(), c.clone())).collect()),
+        diffs: RefCell::default(),
     };
     let mut summary = Summary { mined_at: head, commits: commits.len(), ..Summary::default() };
     let found = fixes(&miner, &commits, &mut summary)?;

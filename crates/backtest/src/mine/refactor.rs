@@ -115,8 +115,7 @@ impl Miner<'_> {
     }
 
     fn origin(&self, parent: &str, b: &Blamed) -> Result<Option<Origin>, ChangeError> {
-        let diff = self.git.diff(&["-U0", "-w", "-M", parent, &b.commit])?;
-        let files = hunks::parse(&diff);
+        let files = self.own_diff(&b.commit, parent)?;
         let Some(file) = files.iter().find(|f| f.new.as_deref() == Some(b.path.as_str())) else { return Ok(None) };
         let Some(h) = file.hunks.iter().find(|h| h.new_start <= b.line && b.line < h.new_start + h.new_count) else {
             return Ok(None);
