@@ -185,3 +185,14 @@ fn a_fix_large_enough_to_be_a_rework_gets_confidence_c() {
     let all = Options { keep: vec![Confidence::A, Confidence::B, Confidence::C], ..no_clean() };
     assert_eq!(rows(&mined(d, &all)), vec![(added, Confidence::C, vec![("src/limit.py".to_string(), 2, 2)])]);
 }
+
+#[test]
+fn port_subjects_are_told_from_a_network_port() {
+    for port in ["py3 compat: fix str", "Fix the Python 3 port", "ported to asyncio", "Upgrade to Django 4", "migrate"]
+    {
+        assert!(mine::says_port(port), "{port}");
+    }
+    for fix in ["Fix port number parsing", "Fix the report totals", "Fix support for proxies"] {
+        assert!(!mine::says_port(fix), "{fix}");
+    }
+}

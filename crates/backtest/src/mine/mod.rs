@@ -359,18 +359,24 @@ pub const LARGE_FIX_LINES: usize = 200;
 /// repair of a defect, if it is: blame then finds code that was right for what it
 /// was written against, so such cases get confidence C.
 fn ported(miner: &Miner<'_>, fix: &Commit) -> Option<&'static str> {
-    static PORT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let port = PORT.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(port(s|ed|ing)?|compat\w*|upgrad\w*|migrat\w*|py(thon)? ?3)\b")
-            .expect("the port pattern is valid")
-    });
-    if port.is_match(fix.subject()) {
+    if says_port(fix.subject()) {
         Some("the fix's subject says port, compat, upgrade or migrate")
     } else if miner.size(fix) >= LARGE_FIX_LINES {
         Some("the fix is large enough to be a port or rework")
     } else {
         None
     }
+}
+
+/// Whether a subject says port, compat, upgrade or migrate (`port to`, not a
+/// network `port`).
+pub fn says_port(subject: &str) -> bool {
+    static PORT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let port = PORT.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(port(ed|ing)?\s+(to|from)\b|compat\w*|upgrad\w*|migrat\w*|py(thon)?\s?3\b)")
+            .expect("the port pattern is valid")
+    });
+    port.is_match(subject)
 }
 
 /// The reason a fix whose subject says it repairs words is skipped.
