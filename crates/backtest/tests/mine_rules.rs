@@ -188,14 +188,14 @@ fn comment_and_blank_lines_a_fix_changes_are_not_blamed() {
     let v3 = "def next_run(now, every):\n    # every is in seconds\n    return now + every\n";
     commit(d, 200, "Fix next_run counting seconds as minutes", &[("src/sched.py", Some(v3))]);
     let v4 = v3.replace("in seconds", "in whole seconds");
-    commit(d, 210, "Fix the wording of a comment", &[("src/sched.py", Some(&v4))]);
+    commit(d, 210, "Fix next_run's note on units", &[("src/sched.py", Some(&v4))]);
 
     let m = mined(d, &no_clean());
     assert_eq!(rows(&m), vec![(added, Confidence::B, vec![("src/sched.py".to_string(), 3, 3)])]);
     assert_eq!(m.summary.fixes_seen, 2);
     assert_eq!(
         m.summary.skipped,
-        BTreeMap::from([("the fix removes no line of code (only blank lines or comments)".to_string(), 1)])
+        BTreeMap::from([("the fix changes only comments, docstrings, string literals or layout".to_string(), 1)])
     );
 }
 

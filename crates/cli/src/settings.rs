@@ -66,6 +66,9 @@ pub struct MineSection {
     pub subject_patterns: Option<Vec<String>>,
     /// Regular expressions matched against each `Key: value` trailer line.
     pub trailer_patterns: Option<Vec<String>>,
+    /// Regular expressions; a fix whose subject matches one repairs words (a typo,
+    /// the docs) and is skipped. Replaces the defaults; `[]` excludes nothing.
+    pub exclude_subjects: Option<Vec<String>>,
     pub max_changed_lines: Option<usize>,
     pub clean_ratio: Option<f64>,
     pub clean_window_days: Option<u32>,

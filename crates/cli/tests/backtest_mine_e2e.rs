@@ -102,6 +102,34 @@ async fn mine_reads_its_patterns_and_limits_from_gauntlet_toml_and_flags_win() {
     assert_eq!((summary["fixes_seen"].as_u64(), summary["clean_wanted"].as_u64()), (Some(3), Some(2)), "{summary}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exclude_subjects_in_gauntlet_toml_replace_the_defaults_and_the_terminal_shows_eras_and_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    history::build(&repo);
+    let corpus = dir.path().join("mined").display().to_string();
+    let (server, _fake) = Fake::start(Wire::Anthropic, Vec::new()).await;
+    let settings = "[backtest.mine]\nexclude_subjects = [\"(?i)last page\"]\nclean_ratio = 0.0\n";
+    std::fs::write(repo.join("gauntlet.toml"), settings).unwrap();
+    let args = ["backtest", "mine", "--out", &corpus, "--format", "json"];
+    let summary = json_run(&repo, &server, &args).await;
+    let reason = gauntlet_backtest::mine::EXCLUDED_SUBJECT;
+    assert_eq!(summary["skipped"][reason], 1, "the page fix is words now: {summary}");
+    assert_eq!(summary["kept"], json!({"A": 1, "B": 1}), "the trailer and the revert stay: {summary}");
+    // The terminal shows escapes and clean cases by year and by size, side by side.
+    let (code, out, err) = gauntlet(&repo, Wire::Anthropic, &server, &["backtest", "mine", "--out", &corpus]).await;
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out.lines().map(str::trim).collect();
+    assert!(rows.iter().any(|l| l.starts_with("by year") && l.ends_with("escapes  clean")), "{out}");
+    assert!(rows.contains(&"2021                   2      0"), "{out}");
+    assert!(rows.iter().any(|l| l.starts_with("by changed lines")), "{out}");
+
+    std::fs::write(repo.join("gauntlet.toml"), "[backtest.mine]\nexclude_subjects = [\"(\"]\n").unwrap();
+    let (code, _, err) = gauntlet(&repo, Wire::Anthropic, &server, &args).await;
+    assert!(code != 0 && err.contains("exclude_subjects") && err.contains("`(`"), "{err}");
+}
+
 fn sample_corpus() -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus").display().to_string()
 }

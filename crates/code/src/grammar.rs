@@ -2,7 +2,7 @@
 //! `queries/`, uses from the identifier leaves of the syntax tree.
 
 use crate::lines::route_definitions;
-use crate::{Definition, FileSymbols, Kind, Lang, Role, Use};
+use crate::{Definition, FileSymbols, Kind, Lang, Role, STRING_TOKEN, Token, Use};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -83,15 +83,7 @@ thread_local! {
 /// Symbols of `text` read as `lang`; `None` if the parser gave up (a time or size
 /// limit), so the caller falls back to line heuristics.
 pub(crate) fn symbols(lang: Lang, text: &str) -> Option<FileSymbols> {
-    let tree = PARSERS.with(|cell| {
-        let mut parsers = cell.borrow_mut();
-        let parser = parsers.entry(lang).or_insert_with(|| {
-            let mut p = Parser::new();
-            p.set_language(&language(lang)).expect("grammar and tree-sitter versions are compatible");
-            p
-        });
-        parser.parse(text, None)
-    })?;
+    let tree = parse(lang, text)?;
     let root = tree.root_node();
     let src = text.as_bytes();
     let (mut definitions, names) = definitions(lang, root, src);
@@ -101,6 +93,75 @@ pub(crate) fn symbols(lang: Lang, text: &str) -> Option<FileSymbols> {
     collect_uses(root, src, &names, &mut uses);
     uses.sort_by_key(|u| u.line);
     Some(FileSymbols { lang: Some(lang), definitions, uses, line_count: text.lines().count() as u32 })
+}
+
+fn parse(lang: Lang, text: &str) -> Option<tree_sitter::Tree> {
+    PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let parser = parsers.entry(lang).or_insert_with(|| {
+            let mut p = Parser::new();
+            p.set_language(&language(lang)).expect("grammar and tree-sitter versions are compatible");
+            p
+        });
+        parser.parse(text, None)
+    })
+}
+
+/// The code tokens of `text` read as `lang` (see [`crate::code_tokens`]); `None`
+/// if the parser gave up.
+pub(crate) fn code_tokens(lang: Lang, text: &str) -> Option<Vec<Token>> {
+    let tree = parse(lang, text)?;
+    let src = text.as_bytes();
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    let mut cursor = tree.walk();
+    while let Some(node) = stack.pop() {
+        let kind = node.kind();
+        let line = node.start_position().row as u32 + 1;
+        if kind.contains("comment") {
+            continue;
+        }
+        if is_string_literal(kind) {
+            out.push(Token { line, text: STRING_TOKEN.to_string() });
+            // What is interpolated into a string is code (`f"{user.name}"`).
+            let parts = node.named_children(&mut cursor).filter(|c| {
+                let k = c.kind();
+                k.contains("interpolation") || k.contains("substitution")
+            });
+            let mut parts: Vec<Node<'_>> = parts.collect();
+            parts.reverse();
+            stack.extend(parts);
+            continue;
+        }
+        if node.child_count() == 0 {
+            if let Some(text) = node.utf8_text(src).ok().map(str::trim).filter(|t| !t.is_empty()) {
+                out.push(Token { line, text: text.to_string() });
+            }
+            continue;
+        }
+        let mut children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        children.reverse();
+        stack.extend(children);
+    }
+    Some(out)
+}
+
+/// Whole string and character literals, across the grammars.
+fn is_string_literal(kind: &str) -> bool {
+    matches!(
+        kind,
+        "string"
+            | "string_literal"
+            | "raw_string_literal"
+            | "char_literal"
+            | "character_literal"
+            | "rune_literal"
+            | "interpreted_string_literal"
+            | "template_string"
+            | "verbatim_string_literal"
+            | "interpolated_string_expression"
+            | "text_block"
+    )
 }
 
 /// The definitions the tag query finds, and the byte offsets of their names (which

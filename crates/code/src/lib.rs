@@ -166,5 +166,31 @@ pub fn symbols(path: &str, text: &str) -> FileSymbols {
     lines::symbols(text)
 }
 
+/// One token of code: its 1-based line and its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub line: u32,
+    pub text: String,
+}
+
+/// The text every string or character literal stands as in [`code_tokens`].
+pub const STRING_TOKEN: &str = "\"\"";
+
+/// The tokens of a file's code, in order, as its grammar reads them: comments are
+/// left out and each string or character literal (a docstring too) is one
+/// [`STRING_TOKEN`], so two versions of a file whose tokens are equal differ only
+/// in comments, docstrings, literal text or layout. `None` where no grammar reads
+/// the file (or the `grammars` feature is off): the caller falls back to line
+/// heuristics.
+pub fn code_tokens(path: &str, text: &str) -> Option<Vec<Token>> {
+    #[cfg(feature = "grammars")]
+    return Lang::of(path).and_then(|lang| grammar::code_tokens(lang, text));
+    #[cfg(not(feature = "grammars"))]
+    {
+        let _ = (path, text);
+        None
+    }
+}
+
 /// Shared, immutable symbols of one file (the cache hands out the same copy).
 pub type Shared = Arc<FileSymbols>;

@@ -1,11 +1,45 @@
-//! Clean cases: old commits of the same sizes as the escapes, none of whose lines
-//! a later fix touched, sampled with a seed so a second run picks the same ones.
+//! Clean cases: old commits of the same eras and sizes as the escapes, written by
+//! people, that change code in a language the escapes use and none of whose lines a
+//! later fix touched, sampled with a seed so a second run picks the same ones.
 
 use super::history::Commit;
-use super::{Clean, Escape, MineError, Miner, Summary, skip};
-use std::collections::BTreeSet;
+use super::{Bucket, Clean, Escape, MineError, Miner, Summary, hunks, skip};
+use std::collections::{BTreeMap, BTreeSet};
 
 const DAY: i64 = 24 * 3600;
+const YEAR: i64 = 365 * DAY;
+
+/// Whether an author is a bot (`dependabot[bot]`, Renovate, pre-commit.ci, ...).
+pub fn is_bot(author: &str) -> bool {
+    let a = author.to_ascii_lowercase();
+    a.contains("[bot]")
+        || ["dependabot", "renovate", "pre-commit-ci", "github-actions", "greenkeeper", "pyup-bot", "snyk-bot"]
+            .iter()
+            .any(|b| a.contains(b))
+}
+
+/// The language of a path: its grammar's name where the index has one, else its
+/// extension (`None` for a file without one).
+pub fn language(path: &str) -> Option<String> {
+    if let Some(lang) = gauntlet_code::Lang::of(path) {
+        return Some(lang.as_str().to_string());
+    }
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase())
+}
+
+/// The year of a commit time (UTC, proleptic Gregorian).
+pub fn year(time: i64) -> i64 {
+    // Days since 1970-01-01 to a civil year (Howard Hinnant's algorithm).
+    let z = time.div_euclid(DAY) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    yoe + era * 400 + i64::from(month <= 2)
+}
 
 /// Where clean cases are drawn from.
 pub(crate) struct Pool<'a, 'm> {
@@ -52,10 +86,26 @@ pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summ
     let options = pool.miner.options;
     let window = i64::from(options.clean_window_days) * DAY;
     let heads: BTreeSet<&str> = escapes.iter().map(|e| e.head.as_str()).collect();
+    let languages: BTreeSet<String> =
+        escapes.iter().flat_map(|e| e.defects.iter().filter_map(|(p, ..)| language(p))).collect();
+    let automated = regex::RegexSet::new(&options.gate.automated_subjects)
+        .map_err(|e| MineError::Gate(format!("automated_subjects: {e}")))?;
+    let miner = pool.miner;
+    // A clean case must give a reviewer the kind of code the escapes do.
+    let speaks = |c: &Commit| {
+        c.files.iter().any(|(p, a, r)| {
+            a + r > 0
+                && hunks::not_code(p).is_none()
+                && miner.rules.reason(p, None).is_none()
+                && language(p).is_some_and(|l| languages.contains(&l))
+        })
+    };
     let mut candidates: Vec<(&Commit, usize)> = pool
         .commits
         .iter()
         .filter(|c| !c.is_merge() && !c.parents.is_empty())
+        .filter(|c| !is_bot(&c.author) && !automated.is_match(c.subject()))
+        .filter(|c| speaks(c))
         .filter(|c| !pool.fixes.contains(&c.id) && !heads.contains(c.id.as_str()))
         .filter(|c| pool.newest - c.time >= window)
         // Stricter than "within the window": a commit any mined fix blamed, named or
@@ -70,10 +120,16 @@ pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summ
         for _ in 0..wanted(i, options.clean_ratio) {
             asked += 1;
             let target = class(escape.size.max(1));
+            // Years apart and size classes apart weigh the same; among equals the
+            // nearer era, then the seeded rank.
+            let gap = |c: &Commit, size: usize| {
+                let era = (c.time - escape.time).abs() / YEAR;
+                (era + (class(size) - target).abs(), era)
+            };
             let best = candidates
                 .iter()
                 .enumerate()
-                .min_by_key(|(_, (c, size))| ((class(*size) - target).abs(), rank(options.seed, &c.id)))
+                .min_by_key(|(_, (c, size))| (gap(c, *size), rank(options.seed, &c.id)))
                 .map(|(at, _)| at);
             let Some(at) = best else { break };
             let (commit, size) = candidates.swap_remove(at);
@@ -82,6 +138,7 @@ pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summ
                 base: commit.parents[0].clone(),
                 subject: commit.subject().to_string(),
                 size,
+                time: commit.time,
             });
         }
     }
@@ -92,6 +149,37 @@ pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summ
     }
     out.sort_by(|a, b| a.head.cmp(&b.head));
     Ok(out)
+}
+
+/// The escapes' and the clean cases' years and size classes, side by side.
+pub(crate) fn distributions(escapes: &[Escape], cleans: &[Clean], summary: &mut Summary) {
+    let count = |pairs: Vec<(i64, bool)>| -> Vec<(i64, usize, usize)> {
+        let mut by: BTreeMap<i64, (usize, usize)> = BTreeMap::new();
+        for (key, escape) in pairs {
+            let e = by.entry(key).or_default();
+            if escape { e.0 += 1 } else { e.1 += 1 }
+        }
+        by.into_iter().map(|(k, (e, c))| (k, e, c)).collect()
+    };
+    let both = |f: &dyn Fn(i64, usize) -> i64| {
+        let pairs = escapes.iter().map(|e| (f(e.time, e.size), true));
+        count(pairs.chain(cleans.iter().map(|c| (f(c.time, c.size), false))).collect())
+    };
+    summary.eras = both(&|time, _| year(time))
+        .into_iter()
+        .map(|(y, escapes, clean)| Bucket { bucket: y.to_string(), escapes, clean })
+        .collect();
+    summary.sizes = both(&|_, size| class(size))
+        .into_iter()
+        .map(|(k, escapes, clean)| {
+            let bucket = match k {
+                0 => "0".to_string(),
+                1 => "1".to_string(),
+                k => format!("{}-{}", 1i64 << (k - 1), (1i64 << k) - 1),
+            };
+            Bucket { bucket, escapes, clean }
+        })
+        .collect();
 }
 
 #[cfg(test)]
@@ -117,6 +205,16 @@ mod tests {
         // when gauntlet is rebuilt elsewhere (values from an independent implementation).
         assert_eq!(rank(0, "abc"), 0x0dd4_9049_0804_b508);
         assert_eq!(rank(42, "case-1"), 0x3dd9_5daf_40cb_354b);
+    }
+
+    #[test]
+    fn years_bots_and_languages() {
+        assert_eq!((year(0), year(1_609_459_200), year(1_609_459_199), year(951_782_400)), (1970, 2021, 2020, 2000));
+        assert!(is_bot("dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>"));
+        assert!(is_bot("Renovate Bot <bot@renovateapp.com>") && !is_bot("David Lord <davidism@gmail.com>"));
+        assert_eq!(language("src/a.py").as_deref(), Some("python"));
+        assert_eq!(language(".github/workflows/tests.yaml").as_deref(), Some("yaml"));
+        assert_eq!(language("Makefile"), None);
     }
 
     #[test]

@@ -12,11 +12,22 @@ pub const DEFAULT_SUBJECT_PATTERNS: [&str; 3] =
 /// Trailer patterns (matched against the whole `Key: value` line).
 pub const DEFAULT_TRAILER_PATTERNS: [&str; 1] = [r"(?i)^(fixes|closes|resolves|bug)\s*:"];
 
+/// Subjects of fixes that repair words, not code, unless `[backtest.mine]
+/// exclude_subjects` says otherwise: such a fix is skipped before blame.
+pub const DEFAULT_EXCLUDE_SUBJECTS: [&str; 4] = [
+    r"(?i)\btypos?\b",
+    r"(?i)\b(spelling|misspel\w*|wording|grammar)\b",
+    // `docs`, not `doc`: a variable called `doc` is common in code a fix repairs.
+    r"(?i)\b(docs|docstrings?|documentation|readme|changelog)\b",
+    r"(?i)\b(fix(e[sd])?|correct(ed)?|update[sd]?)\s+(a\s+|the\s+)?(code\s+)?comments?\b",
+];
+
 /// The configured patterns, compiled.
 #[derive(Clone, Debug)]
 pub struct Patterns {
     subject: Vec<Regex>,
     trailer: Vec<Regex>,
+    exclude: Vec<Regex>,
 }
 
 impl Patterns {
@@ -27,7 +38,27 @@ impl Patterns {
                 .map(|p| Regex::new(p).map_err(|e| format!("[backtest.mine] {key}: bad pattern `{p}`: {e}")))
                 .collect::<Result<Vec<_>, _>>()
         };
-        Ok(Patterns { subject: compile("subject_patterns", subject)?, trailer: compile("trailer_patterns", trailer)? })
+        let exclude = DEFAULT_EXCLUDE_SUBJECTS.map(String::from);
+        Ok(Patterns {
+            subject: compile("subject_patterns", subject)?,
+            trailer: compile("trailer_patterns", trailer)?,
+            exclude: compile("exclude_subjects", &exclude)?,
+        })
+    }
+
+    /// The same patterns with these subject exclusions instead of the defaults (an
+    /// empty list excludes nothing).
+    pub fn excluding(self, exclude: &[String]) -> Result<Patterns, String> {
+        let exclude = exclude
+            .iter()
+            .map(|p| Regex::new(p).map_err(|e| format!("[backtest.mine] exclude_subjects: bad pattern `{p}`: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Patterns { exclude, ..self })
+    }
+
+    /// Whether a fix's subject says it repairs words (a typo, the docs), not code.
+    pub fn excluded(&self, subject: &str) -> bool {
+        self.exclude.iter().any(|p| p.is_match(subject))
     }
 
     pub fn defaults() -> Patterns {
@@ -161,6 +192,18 @@ mod tests {
         let own = Patterns::new(&["^hotfix:".into()], &[]).unwrap();
         assert_eq!(classify("hotfix: paging", &own), Evidence::Pattern);
         assert_eq!(classify("Fix paging", &own), Evidence::None, "configured patterns replace the defaults");
+        let defaults = Patterns::defaults();
+        for words in ["Fix typo", "Fixed typo and improved wording in the docs", "fix url in docstring, close #31"] {
+            assert!(defaults.excluded(words), "{words}");
+        }
+        let code = ["Fix the off-by-one in paging", "Fix default salt bug in make_signer", "Fix doc.owner being None"];
+        for code in code {
+            assert!(!defaults.excluded(code), "{code}");
+        }
+        let none = Patterns::defaults().excluding(&[]).unwrap();
+        assert!(!none.excluded("Fix typo"), "an empty list excludes nothing");
+        let err = Patterns::defaults().excluding(&["[".into()]).unwrap_err();
+        assert!(err.contains("exclude_subjects") && err.contains("`[`"), "{err}");
         let err = Patterns::new(&["(".into()], &[]).unwrap_err();
         assert!(err.contains("subject_patterns") && err.contains("`(`"), "{err}");
     }

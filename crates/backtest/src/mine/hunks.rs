@@ -150,6 +150,14 @@ pub fn not_code(path: &str) -> Option<&'static str> {
             "**/*.spec.*",
             "**/*_spec.*",
             "**/conftest.py",
+            // Root-level and single-file suites, and the naming conventions of
+            // languages whose tests sit beside the code.
+            "**/test.py",
+            "**/tests.py",
+            "**/*_tests.*",
+            "**/*Test.{java,kt,scala,groovy,php,cs}",
+            "**/*Tests.{java,kt,scala,cs,swift}",
+            "**/*Spec.{scala,groovy,kt}",
         ])
         .expect("test globs are valid");
         let docs = globset([
@@ -299,7 +307,11 @@ deleted file mode 100644
         assert_eq!(not_code("src/fixtures/user.json"), Some("test"));
         assert_eq!(not_code("README.md"), Some("documentation"));
         assert_eq!(not_code(".env"), Some("documentation"));
+        for suite in ["tests.py", "test.py", "conftest.py", "web/a.spec.ts", "ui/__tests__/a.js", "src/AuthTest.java"] {
+            assert_eq!(not_code(suite), Some("test"), "{suite}");
+        }
         assert_eq!(not_code("src/auth.py"), None);
+        assert_eq!(not_code("src/contest.py"), None);
         assert_eq!(not_code("src/latest.py"), None, "`test` inside a word is not a test file");
     }
 

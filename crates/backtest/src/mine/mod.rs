@@ -9,13 +9,16 @@
 //!
 //! Confidence: `A` when a `Fixes:` trailer named the commit, `B` when every blamed
 //! line lands on one commit (or a revert says why), `C` when blame splits over
-//! several commits or the fix only added lines.
+//! several commits, the fix only added lines, or the fix reads as a port, a
+//! compatibility change or an upgrade (its subject, or its size).
 
 pub mod blame;
 pub mod clean;
 pub mod detect;
 pub mod history;
 pub mod hunks;
+pub mod prose;
+pub mod refactor;
 mod szz;
 pub mod write;
 
@@ -118,6 +121,8 @@ pub struct Escape {
     pub fixes: Vec<FixRef>,
     /// Changed lines of code (how clean cases are matched in size).
     pub size: usize,
+    /// Commit time of the head (how clean cases are matched in era).
+    pub time: i64,
 }
 
 /// A clean case: an old commit no fix touched.
@@ -127,6 +132,15 @@ pub struct Clean {
     pub base: String,
     pub subject: String,
     pub size: usize,
+    pub time: i64,
+}
+
+/// How many escapes and clean cases fall in one bucket (a year, a size class).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bucket {
+    pub bucket: String,
+    pub escapes: usize,
+    pub clean: usize,
 }
 
 /// What was mined, for the terminal and as JSON.
@@ -147,6 +161,12 @@ pub struct Summary {
     /// fixes are also counted in `skipped`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+    /// Escapes and clean cases per commit year, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eras: Vec<Bucket>,
+    /// Escapes and clean cases per size class (changed lines of code: 1, 2-3, 4-7, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<Bucket>,
 }
 
 /// The mined corpus, before it is written.
@@ -165,6 +185,9 @@ pub(crate) struct Miner<'a> {
     pub rules: IgnoreRules,
     pub ignore_revs: Option<&'a Path>,
     known: RefCell<HashMap<String, Commit>>,
+    /// Commits' own zero-context diffs, read once (blame walks through a refactor
+    /// once per line it moved).
+    diffs: RefCell<HashMap<String, std::rc::Rc<Vec<hunks::FileDiff>>>>,
 }
 
 impl Miner<'_> {
@@ -177,6 +200,16 @@ impl Miner<'_> {
         let commit = read.into_iter().next().ok_or_else(|| ChangeError::BadRevision { rev: sha.to_string() })?;
         self.known.borrow_mut().insert(sha.to_string(), commit.clone());
         Ok(commit)
+    }
+
+    /// A commit's diff against its first parent (`-U0 -w -M`), read once.
+    pub(crate) fn own_diff(&self, sha: &str, parent: &str) -> Result<std::rc::Rc<Vec<hunks::FileDiff>>, ChangeError> {
+        if let Some(d) = self.diffs.borrow().get(sha) {
+            return Ok(d.clone());
+        }
+        let files = std::rc::Rc::new(hunks::parse(&self.git.diff(&["-U0", "-w", "-M", parent, sha])?));
+        self.diffs.borrow_mut().insert(sha.to_string(), files.clone());
+        Ok(files)
     }
 
     /// Changed lines of code: files the gate would review that are not tests or documents.
@@ -201,6 +234,7 @@ pub fn mine(git: &Git, options: &Options) -> Result<Mined, MineError> {
         rules,
         ignore_revs: ignore_file.as_ref().map(|f| f.path()),
         known: RefCell::new(commits.iter().map(|c| (c.id.clone(), c.clone())).collect()),
+        diffs: RefCell::default(),
     };
     let mut summary = Summary { mined_at: head, commits: commits.len(), ..Summary::default() };
     let found = fixes(&miner, &commits, &mut summary)?;
@@ -212,6 +246,7 @@ pub fn mine(git: &Git, options: &Options) -> Result<Mined, MineError> {
     let newest = commits.iter().map(|c| c.time).max().unwrap_or(0);
     let pool = clean::Pool { miner: &miner, commits: &commits, fixes: &found.fixes, blamed: &found.blamed, newest };
     let cleans = clean::sample(&pool, &escapes, &mut summary)?;
+    clean::distributions(&escapes, &cleans, &mut summary);
     Ok(Mined { escapes, cleans, summary })
 }
 
@@ -262,6 +297,10 @@ fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result
             skip(summary, "an automated commit (dependency bump)");
             continue;
         }
+        if miner.options.patterns.excluded(commit.subject()) {
+            skip(summary, EXCLUDED_SUBJECT);
+            continue;
+        }
         let Some(parent) = commit.parents.first() else {
             skip(summary, "the fix is the first commit");
             continue;
@@ -280,7 +319,19 @@ fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result
             }
         };
         out.blamed.extend(outcome.blamed);
-        match outcome.found {
+        let ported = ported(miner, commit);
+        let outcome = outcome.found.map(|found| {
+            found.map(|mut f| {
+                if ported.is_some() {
+                    f.confidence = Confidence::C;
+                }
+                f
+            })
+        });
+        match outcome {
+            Some(Ok(found)) if ported.is_some() && !miner.options.keep.contains(&found.confidence) => {
+                skip(summary, format!("confidence C: {}, not kept (see --confidence)", ported.unwrap_or_default()));
+            }
             Some(Err(reason)) => skip(summary, reason),
             Some(Ok(found)) if !miner.options.keep.contains(&found.confidence) => {
                 skip(summary, format!("confidence {:?}, not kept (see --confidence)", found.confidence));
@@ -299,6 +350,38 @@ fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result
     }
     Ok(out)
 }
+
+/// A fix this size or larger (changed lines of code) is a port or a rework more
+/// than the repair of one defect.
+pub const LARGE_FIX_LINES: usize = 200;
+
+/// Why a fix is more likely a port, a compatibility change or an upgrade than the
+/// repair of a defect, if it is: blame then finds code that was right for what it
+/// was written against, so such cases get confidence C.
+fn ported(miner: &Miner<'_>, fix: &Commit) -> Option<&'static str> {
+    if says_port(fix.subject()) {
+        Some("the fix's subject says port, compat, upgrade or migrate")
+    } else if miner.size(fix) >= LARGE_FIX_LINES {
+        Some("the fix is large enough to be a port or rework")
+    } else {
+        None
+    }
+}
+
+/// Whether a subject says port, compat, upgrade or migrate (`port to`, not a
+/// network `port`).
+pub fn says_port(subject: &str) -> bool {
+    static PORT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let port = PORT.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(port(ed|ing)?\s+(to|from)\b|compat\w*|upgrad\w*|migrat\w*|py(thon)?\s?3\b)")
+            .expect("the port pattern is valid")
+    });
+    port.is_match(subject)
+}
+
+/// The reason a fix whose subject says it repairs words is skipped.
+pub const EXCLUDED_SUBJECT: &str =
+    "the subject says typo, spelling, wording or docs (see [backtest.mine] exclude_subjects)";
 
 fn body(message: &str) -> String {
     message.split_once("\n\n").map(|(_, b)| b.trim().to_string()).unwrap_or_default()
@@ -333,7 +416,8 @@ fn escapes(
             .flat_map(|(path, lines)| hunks::runs(&lines).into_iter().map(move |(a, b)| (path.to_string(), a, b)))
             .collect();
         let size = miner.size(&commit);
-        out.push(Escape { head, base, subject: commit.subject().into(), confidence, defects, fixes, size });
+        let (subject, time) = (commit.subject().into(), commit.time);
+        out.push(Escape { head, base, subject, confidence, defects, fixes, size, time });
     }
     Ok(out)
 }

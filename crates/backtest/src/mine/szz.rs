@@ -5,6 +5,7 @@
 use super::blame::{Blamed, blame};
 use super::detect::Evidence;
 use super::hunks::{self, FileDiff};
+use super::prose::{self, Cosmetic, Reading};
 use super::{Confidence, Miner};
 use gauntlet_change::{ChangeError, Snapshot};
 use gauntlet_review::enclosing::enclosing;
@@ -57,6 +58,9 @@ struct Touched {
     inserted: Vec<Insertion>,
 }
 
+/// The reason a fix that changes only comments, docstrings or literal text is skipped.
+pub(crate) const PROSE_ONLY: &str = "the fix changes only comments, docstrings, string literals or layout";
+
 /// The reason a fix that adds back code an earlier commit removed is skipped.
 pub const DELETED_CODE: &str = "a defect made by deleting code (the fix adds back lines an earlier commit removed)";
 /// The reason a fix that only adds lines outside any function is skipped.
@@ -70,7 +74,7 @@ impl Miner<'_> {
     pub(super) fn szz(&self, fix: &str, parent: &str, evidence: &Evidence) -> Result<Outcome, ChangeError> {
         let diff = self.git.diff(&["-U0", "-w", parent, fix])?;
         let files = hunks::parse(&diff);
-        let touched = match self.touched(parent, &files)? {
+        let touched = match self.touched(parent, fix, &files)? {
             Ok(t) => t,
             Err(reason) => return Ok(Outcome { found: Some(Err(reason)), blamed: BTreeSet::new() }),
         };
@@ -102,7 +106,9 @@ impl Miner<'_> {
         }
         let mut blamed: Vec<Blamed> = Vec::new();
         for (path, lines) in by_path {
-            blamed.extend(blame(self.git, parent, path, &lines, self.ignore_revs)?);
+            for b in blame(self.git, parent, path, &lines, self.ignore_revs)? {
+                blamed.push(self.past_refactors(b)?);
+            }
         }
         let commits: BTreeSet<String> = blamed.iter().filter(|b| !b.boundary).map(|b| b.commit.clone()).collect();
         let found = match evidence {
@@ -115,9 +121,10 @@ impl Miner<'_> {
 
     /// The code lines the fix removed and the places it inserted code, or why there
     /// are none to look at.
-    fn touched(&self, parent: &str, files: &[FileDiff]) -> Result<Result<Touched, String>, ChangeError> {
+    fn touched(&self, parent: &str, fix: &str, files: &[FileDiff]) -> Result<Result<Touched, String>, ChangeError> {
         let mut t = Touched { paths: BTreeSet::new(), removed: Vec::new(), inserted: Vec::new() };
         let mut tests = 0;
+        let mut cosmetic = BTreeSet::new();
         for f in files {
             let Some(path) = f.old.clone().or(f.new.clone()) else { continue };
             if let Some(why) = hunks::not_code(&path) {
@@ -134,9 +141,20 @@ impl Miner<'_> {
             }
             t.paths.insert(path.clone());
             let Some(old) = &f.old else { continue };
+            let after = match &f.new {
+                Some(new) => self.git.read(&Snapshot::Commit(fix.to_string()), new)?,
+                None => None,
+            };
+            let after = after.map(|b| String::from_utf8_lossy(&b).into_owned());
+            let (before, after) = (Reading::new(old, text.as_deref()), Reading::new(old, after.as_deref()));
             for h in &f.hunks {
+                if let Some(why) = prose::cosmetic(&before, &after, h) {
+                    cosmetic.insert(why);
+                    continue;
+                }
                 if h.old_count == 0 {
-                    if h.added.iter().any(|l| hunks::is_code(old, l)) {
+                    let added = h.added.iter().enumerate();
+                    if added.clone().any(|(i, l)| after.is_code(h.new_start + i as u32, l)) {
                         t.inserted.push(Insertion {
                             path: old.clone(),
                             new_path: f.new.clone().unwrap_or_else(|| old.clone()),
@@ -148,9 +166,15 @@ impl Miner<'_> {
                     }
                     continue;
                 }
-                let code = h.removed.iter().enumerate().filter(|(_, l)| hunks::is_code(old, l));
-                t.removed.extend(code.map(|(i, _)| (old.clone(), h.old_start + i as u32)));
+                let lines = h.removed.iter().enumerate().map(|(i, l)| (h.old_start + i as u32, l));
+                t.removed.extend(lines.filter(|(n, l)| before.is_code(*n, l)).map(|(n, _)| (old.clone(), n)));
             }
+        }
+        if t.removed.is_empty() && t.inserted.is_empty() && !cosmetic.is_empty() {
+            return Ok(Err(match cosmetic.contains(&Cosmetic::Prose) {
+                true => PROSE_ONLY.into(),
+                false => "the fix only bumps versions in manifests".into(),
+            }));
         }
         if t.paths.is_empty() {
             return Ok(Err(match tests > 0 && tests == files.len() {

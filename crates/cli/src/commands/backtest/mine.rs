@@ -17,7 +17,10 @@ fn options(root: &Path, config: Option<&Path>, args: &MineArgs) -> Result<Option
     let own = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let subject = m.subject_patterns.clone().unwrap_or_else(|| own(&DEFAULT_SUBJECT_PATTERNS));
     let trailer = m.trailer_patterns.clone().unwrap_or_else(|| own(&DEFAULT_TRAILER_PATTERNS));
-    let patterns = Patterns::new(&subject, &trailer).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut patterns = Patterns::new(&subject, &trailer).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    if let Some(exclude) = &m.exclude_subjects {
+        patterns = patterns.excluding(exclude).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
     let mut keep = Vec::new();
     for c in &args.confidence {
         match Confidence::parse(c) {
@@ -63,6 +66,15 @@ fn terminal(summary: &Summary, out: &Path) -> String {
         summary.clean,
         summary.clean_wanted
     );
+    for (title, rows) in [("year", &summary.eras), ("changed lines", &summary.sizes)] {
+        if rows.is_empty() {
+            continue;
+        }
+        text.push_str(&format!("  {:<16}{:>8}{:>7}\n", format!("by {title}"), "escapes", "clean"));
+        for b in rows.iter() {
+            text.push_str(&format!("  {:<16}{:>8}{:>7}\n", b.bucket, b.escapes, b.clean));
+        }
+    }
     if !summary.skipped.is_empty() {
         text.push_str("Skipped:\n");
         for (why, n) in &summary.skipped {
