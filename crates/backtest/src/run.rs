@@ -223,8 +223,8 @@ fn head_intent(git: &Git, change: &Change, masker: Option<&Masker>) -> Option<ga
 /// repository's export file: a backtest never asks a code host.
 fn reviewers(git: &Git, change: &Change, head: &dyn RepoRead, setup: &Setup) -> Result<context::Prepared, CaseError> {
     let all = rules::load_with(git.root(), setup.channel.as_ref())?;
-    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
-    let selected: Vec<Reviewer> = rules::select(&all, &paths, &setup.disable, &setup.only)
+    let files: Vec<&gauntlet_change::FileDiff> = change.files.iter().map(|f| &f.diff).collect();
+    let selected: Vec<Reviewer> = rules::select(&all, &files, &setup.disable, &setup.only)
         .into_iter()
         .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
         .map(|(r, _)| r.clone())
