@@ -324,11 +324,7 @@ fn score_baseline(case: &Case, run: baseline::BaselineRun, rule: MatchRule) -> B
     let u = run.usage;
     BaselineResult {
         score: score_with(&case.defects, &case.also_real, &run.published, rule),
-        spend: Spend {
-            tokens: u.input + u.cache_read + u.cache_write + u.output,
-            cost: run.cost,
-            wall_ms: run.wall_ms,
-        },
+        spend: Spend::of_call("baseline", &u, run.cost, run.wall_ms),
         error: run.error,
     }
 }
