@@ -28,6 +28,7 @@ pub fn render(b: &Backtest) -> String {
     }
     headline(&mut out, b);
     crate::judge::report::markdown(&mut out, b);
+    spend_by_step(&mut out, b);
     cases(&mut out, b);
     reviewers(&mut out, b);
     out.push_str(&crate::sweep::markdown(&b.threshold_sweep));
@@ -93,7 +94,7 @@ const METRICS: [&str; 11] = [
     "false positives",
     "silent clean cases",
     "tokens",
-    "cost",
+    "billed cost",
     "wall time (summed)",
 ];
 
@@ -148,6 +149,39 @@ fn headline(out: &mut String, b: &Backtest) {
                 let _ = writeln!(out, "| {metric} | {value} |");
             }
         }
+    }
+}
+
+/// Each step's raw tokens next to what the provider bills for them: a prompt
+/// cache makes many reviewers over one shared block cost far less than their
+/// tokens suggest.
+fn spend_by_step(out: &mut String, b: &Backtest) {
+    let sides =
+        std::iter::once(("gauntlet", &b.gauntlet.spend)).chain(b.baseline.iter().map(|s| ("baseline", &s.spend)));
+    let rows: Vec<String> = sides
+        .flat_map(|(side, spend)| {
+            spend.steps.iter().map(move |s| {
+                format!(
+                    "| {side} | {} | {} | {} | {} | {} | {} | {} |",
+                    cell(&s.step),
+                    s.calls,
+                    s.input,
+                    s.output,
+                    s.cache_read,
+                    s.cache_write,
+                    cost(s.billed)
+                )
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n## Spend by step\n");
+    let _ = writeln!(out, "| side | step | calls | in | out | cache read | cache write | billed |");
+    let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for r in rows {
+        let _ = writeln!(out, "{r}");
     }
 }
 

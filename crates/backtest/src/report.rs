@@ -216,7 +216,7 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
         side.judge = judged(scored.iter().map(|c| c.baseline.as_ref().and_then(|b| b.judge.as_ref())));
         side
     });
-    let judge_spend = scored.iter().filter_map(|c| c.judge_spend).reduce(|mut a, b| {
+    let judge_spend = scored.iter().filter_map(|c| c.judge_spend.clone()).reduce(|mut a, b| {
         a.add(&b);
         a
     });

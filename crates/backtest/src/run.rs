@@ -249,7 +249,7 @@ fn judge_case(
     if let Some(b) = &mut result.baseline {
         b.judge = theirs;
     }
-    result.judge_spend = Some(*judge.spent.lock().expect("judge spend lock"));
+    result.judge_spend = Some(judge.spent.lock().expect("judge spend lock").clone());
 }
 
 /// What the case's author said the change does: its head commit's own message,
@@ -265,8 +265,8 @@ fn head_intent(git: &Git, change: &Change, masker: Option<&Masker>) -> Option<ga
 /// repository's export file: a backtest never asks a code host.
 fn reviewers(git: &Git, change: &Change, head: &dyn RepoRead, setup: &Setup) -> Result<context::Prepared, CaseError> {
     let all = rules::load_with(git.root(), setup.channel.as_ref())?;
-    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
-    let selected: Vec<Reviewer> = rules::select(&all, &paths, &setup.disable, &setup.only)
+    let files: Vec<&gauntlet_change::FileDiff> = change.files.iter().map(|f| &f.diff).collect();
+    let selected: Vec<Reviewer> = rules::select(&all, &files, &setup.disable, &setup.only)
         .into_iter()
         .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
         .map(|(r, _)| r.clone())
@@ -367,11 +367,7 @@ fn score_baseline(case: &Case, run: baseline::BaselineRun, rule: MatchRule) -> B
     let u = run.usage;
     BaselineResult {
         score: score_with(&case.defects, &case.also_real, &run.published, rule),
-        spend: Spend {
-            tokens: u.input + u.cache_read + u.cache_write + u.output,
-            cost: run.cost,
-            wall_ms: run.wall_ms,
-        },
+        spend: Spend::of_call("baseline", &u, run.cost, run.wall_ms),
         error: run.error,
         judge: None,
     }

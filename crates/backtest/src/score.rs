@@ -259,13 +259,34 @@ pub fn compare(gauntlet: &Totals, baseline: &Totals) -> Comparison {
 }
 
 /// Tokens, cost and time of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spend {
     /// Input (cached included) plus output tokens.
     pub tokens: u64,
-    /// USD; `null` when a model's price is unknown.
+    /// The cost as the provider bills it (cache reads and writes at their own
+    /// prices), in USD; `null` when a model's price is unknown.
     pub cost: Option<f64>,
     pub wall_ms: u64,
+    /// The same, step by step (`find`, `validate`, `baseline`, ...), in the order
+    /// first seen.
+    #[serde(default)]
+    pub steps: Vec<StepSpend>,
+}
+
+/// What one step spent: the raw tokens and the cost billed for them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepSpend {
+    pub step: String,
+    pub calls: u32,
+    /// Input tokens, cached or not.
+    pub input: u64,
+    pub output: u64,
+    /// The part of `input` read from the provider's cache.
+    pub cache_read: u64,
+    /// The part of `input` written to the provider's cache.
+    pub cache_write: u64,
+    /// USD as billed; `null` when a model's price is unknown.
+    pub billed: Option<f64>,
 }
 
 impl Spend {
@@ -275,14 +296,54 @@ impl Spend {
         for u in &review.usage {
             s.tokens += u.input + u.output;
             s.cost = s.cost.zip(u.cost).map(|(a, b)| a + b);
+            s.add_step(&StepSpend {
+                step: u.step.clone(),
+                calls: u.calls,
+                input: u.input,
+                output: u.output,
+                cache_read: u.cached,
+                cache_write: u.cache_write,
+                billed: u.cost,
+            });
         }
         s
+    }
+
+    /// What one call of `step` spent (the baseline's single call).
+    pub fn of_call(step: &str, u: &gauntlet_model::Usage, billed: Option<f64>, wall_ms: u64) -> Spend {
+        let input = u.input + u.cache_read + u.cache_write;
+        let one = StepSpend {
+            step: step.to_string(),
+            calls: 1,
+            input,
+            output: u.output,
+            cache_read: u.cache_read,
+            cache_write: u.cache_write,
+            billed,
+        };
+        Spend { tokens: input + u.output, cost: billed, wall_ms, steps: vec![one] }
     }
 
     pub fn add(&mut self, other: &Spend) {
         self.tokens += other.tokens;
         self.cost = self.cost.zip(other.cost).map(|(a, b)| a + b);
         self.wall_ms += other.wall_ms;
+        for s in &other.steps {
+            self.add_step(s);
+        }
+    }
+
+    fn add_step(&mut self, s: &StepSpend) {
+        let Some(mine) = self.steps.iter_mut().find(|m| m.step == s.step) else {
+            self.steps.push(s.clone());
+            return;
+        };
+        mine.calls += s.calls;
+        mine.input += s.input;
+        mine.output += s.output;
+        mine.cache_read += s.cache_read;
+        mine.cache_write += s.cache_write;
+        mine.billed = mine.billed.zip(s.billed).map(|(a, b)| a + b);
     }
 }
 

@@ -240,6 +240,13 @@ fn markdown_report_shows_totals_cases_and_unmatched_findings() {
     let broken_row = md.lines().find(|l| l.starts_with("| broken-bundle |")).unwrap();
     assert!(broken_row.contains("**failed**"), "{broken_row}");
     assert!(md.contains("missed: one item too many per page"), "{md}");
+    // Each step's raw tokens and billed cost, for both sides (the scripted
+    // provider has no price, so the cost is unknown rather than zero).
+    assert!(md.contains("## Spend by step"), "{md}");
+    assert!(md.contains("| side | step | calls | in | out | cache read | cache write | billed |"), "{md}");
+    let find = md.lines().find(|l| l.starts_with("| gauntlet | find |")).unwrap_or_else(|| panic!("{md}"));
+    assert!(find.ends_with("| 0 | 0 | unknown |"), "{find}");
+    assert!(md.lines().any(|l| l.starts_with("| baseline | baseline | 3 |")), "one baseline call per case: {md}");
     // auth 3/2/2/2, names 1/1/0/0 (disproved), page nothing.
     assert!(
         md.contains("funnel over the scored cases: 4 candidates, 3 grounded, 3 clustered, 2 survived, 2 published"),

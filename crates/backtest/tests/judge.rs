@@ -133,7 +133,7 @@ fn judged_precision_counts_the_unmatched_findings_of_both_sides() {
     let auth = b.cases.iter().find(|c| c.name == "auth-escape").unwrap();
     let auth_base = auth.baseline.as_ref().unwrap().judge.as_ref().unwrap();
     assert_eq!((auth_base.judged, auth_base.true_claims, auth_base.unclear), (3, 1, 1));
-    assert!(auth.judge_spend.unwrap().tokens > 0, "the judge's spend is reported");
+    assert!(auth.judge_spend.as_ref().unwrap().tokens > 0, "the judge's spend is reported");
     let markdown = gauntlet_backtest::markdown::render(&b);
     assert!(markdown.contains("| judged precision (true / judged) | 50% (1/2, 0 unclear) | 33% (1/3, 1 unclear) |"));
     assert!(markdown.contains("| true and consequential | 1 | 0 |"), "{markdown}");

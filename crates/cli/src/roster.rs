@@ -7,7 +7,7 @@ use crate::gate::{self, Facts};
 use crate::ruleset::RuleSet;
 use crate::settings::{Env, Settings};
 use anyhow::Result;
-use gauntlet_change::{Change, git::Git};
+use gauntlet_change::{Change, FileDiff, git::Git};
 use gauntlet_review::review::NotReviewed;
 use gauntlet_review::rules::{self, Reviewer, Selection};
 
@@ -33,9 +33,9 @@ impl Roster {
         let forced = args.force && ignored.len() == change.files.len();
         let ruleset = RuleSet::load(git, &settings.trusted, &settings.file, env)?;
         let mut roster = Roster { facts, ignored, forced, ruleset, selection: Vec::new() };
-        let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).filter(|p| roster.kept(p)).collect();
+        let files: Vec<&FileDiff> = change.files.iter().map(|f| &f.diff).filter(|d| roster.kept(d.path())).collect();
         let selection =
-            rules::select_with(&roster.ruleset.all, &paths, &settings.disable, &settings.only, &settings.only_by);
+            rules::select_with(&roster.ruleset.all, &files, &settings.disable, &settings.only, &settings.only_by);
         roster.selection = selection.into_iter().map(|(r, s)| (r.clone(), s)).collect();
         Ok(roster)
     }

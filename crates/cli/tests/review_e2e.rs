@@ -129,7 +129,7 @@ async fn full_pipeline_on(wire: Wire) {
     assert_eq!(validations_of(REAL), 1);
     // Every selected reviewer ran as its own session.
     let finders: Vec<_> = fake.seen().iter().filter(|s| s.step == "find").filter_map(|s| s.reviewer.clone()).collect();
-    for r in ["correctness", "error-handling", "security-privacy"] {
+    for r in ["correctness", "broad", "security-privacy"] {
         assert!(finders.contains(&r.to_string()), "{r} did not run: {finders:?}");
     }
     let usage = report["usage"].as_array().unwrap();

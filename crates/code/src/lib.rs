@@ -36,6 +36,7 @@ mod grammar;
 mod index;
 mod lang;
 mod lines;
+pub mod prose;
 mod search;
 
 pub use index::{Found, FoundUse, Index, blob_id, enclosing, forget_parses, parsed};

@@ -26,6 +26,15 @@ fn word() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("the word pattern compiles"))
 }
 
+/// A line that brings names in from elsewhere.
+fn import() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^\s*(?:import|from|use|using|require|require_relative|include|package|extern crate)\b")
+            .expect("the import pattern compiles")
+    })
+}
+
 /// Routes declared by the common frameworks: the path string is group 1.
 fn route() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -104,11 +113,18 @@ pub(crate) fn symbols(text: &str) -> FileSymbols {
             definitions.push(Definition { name: name.as_str().into(), kind, line: n, start: n, end: end as u32 + 1 });
             defined = Some(name.start());
         }
-        for m in word().find_iter(line) {
+        if crate::prose::is_comment_line(line) {
+            continue;
+        }
+        // An import names its module in a string as often as not (`require 'patch'`).
+        let imports = import().is_match(line);
+        let code = if imports { line.to_string() } else { code_part(line) };
+        for m in word().find_iter(&code) {
             if Some(m.start()) == defined {
                 continue;
             }
-            let before = line[..m.start()].trim_end();
+            let before = code[..m.start()].trim_end();
+            let after = code[m.end()..].trim_start();
             let role = if before.ends_with('.') || before.ends_with("->") {
                 Role::Member
             } else if m.as_str().starts_with(|c: char| c.is_ascii_uppercase()) {
@@ -116,12 +132,56 @@ pub(crate) fn symbols(text: &str) -> FileSymbols {
             } else {
                 Role::Name
             };
+            // A name that is also an ordinary word counts only where code uses it:
+            // a call, a receiver or path segment, an import.
+            let in_code = after.starts_with(['(', '.']) || after.starts_with("::") || before.ends_with("::") || imports;
+            if role == Role::Name && crate::prose::is_plain_word(m.as_str()) && !in_code {
+                continue;
+            }
             uses.push(Use { name: m.as_str().into(), line: n, role });
         }
     }
     definitions.extend(route_definitions(text, &definitions));
     definitions.sort_by_key(|d| (d.start, d.line, d.end));
     FileSymbols { lang: None, definitions, uses, line_count: lines.len() as u32 }
+}
+
+/// `line` with its string literals and trailing comment blanked out (same
+/// length, so offsets still point into `line`): words there are text, not code.
+fn code_part(line: &str) -> String {
+    let mut bytes = line.as_bytes().to_vec();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(q) => {
+                if b == b'\\' && i + 1 < bytes.len() {
+                    bytes[i] = b' ';
+                    bytes[i + 1] = b' ';
+                    i += 1;
+                } else if b == q {
+                    quote = None;
+                }
+                bytes[i] = b' ';
+            }
+            None if matches!(b, b'"' | b'\'' | b'`') => {
+                quote = Some(b);
+                bytes[i] = b' ';
+            }
+            None => {
+                let spaced = i == 0 || bytes[i - 1].is_ascii_whitespace();
+                let comment = (b == b'/' && bytes.get(i + 1) == Some(&b'/'))
+                    || (b == b'#' && spaced && !matches!(bytes.get(i + 1), Some(b'[' | b'{' | b'!')));
+                if comment {
+                    bytes[i..].fill(b' ');
+                    break;
+                }
+            }
+        }
+        i += 1;
+    }
+    String::from_utf8(bytes).expect("only whole characters are blanked")
 }
 
 /// Routes declared in `text`: each spans the handler right below (or around) its
@@ -155,6 +215,15 @@ mod tests {
         assert_eq!((total.kind, total.start, total.end), (Kind::Method, 2, 4));
         assert!(s.uses.iter().any(|u| u.name == "sum" && u.role == Role::Member && u.line == 3));
         assert!(!s.uses.iter().any(|u| u.name == "total"), "a definition's own name is no use");
+    }
+
+    #[test]
+    fn words_in_comments_strings_and_plain_prose_are_no_uses() {
+        let text = "require 'patch'\n# apply runs last\nputs \"apply it\" // apply\nx = apply\npatch.apply(text)\n";
+        let s = symbols(text);
+        let at = |name: &str| s.uses.iter().filter(|u| u.name == name).map(|u| u.line).collect::<Vec<_>>();
+        assert_eq!(at("apply"), vec![5], "only the call counts: {:?}", s.uses);
+        assert_eq!(at("patch"), vec![1, 5], "an import and a receiver are code");
     }
 
     #[test]

@@ -137,6 +137,7 @@ impl Meter {
             input: 0,
             output: 0,
             cached: 0,
+            cache_write: 0,
             cost: Some(0.0),
             wall_ms: 0,
         });
@@ -145,6 +146,7 @@ impl Meter {
         entry.input += usage.input + usage.cache_read + usage.cache_write;
         entry.output += usage.output;
         entry.cached += usage.cache_read;
+        entry.cache_write += usage.cache_write;
         entry.wall_ms += wall_ms;
     }
 

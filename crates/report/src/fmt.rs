@@ -128,15 +128,19 @@ pub(crate) fn cost(usd: Option<f64>) -> String {
 
 const UNKNOWN: &str = "unknown";
 
-pub(crate) const USAGE_HEADERS: [&str; 9] = ["step", "tier", "model", "calls", "in", "out", "cached", "cost", "wall"];
+/// The raw tokens (`in` counts every input token, cached or not; `cache read` and
+/// `cache write` are the parts of it the provider's cache served or stored), then
+/// the cost as the provider bills them.
+pub(crate) const USAGE_HEADERS: [&str; 10] =
+    ["step", "tier", "model", "calls", "in", "out", "cache read", "cache write", "billed", "wall"];
 
 /// Columns of [`USAGE_HEADERS`] that hold numbers (right-aligned).
-pub(crate) const USAGE_NUMERIC: [bool; 9] = [false, false, false, true, true, true, true, true, true];
+pub(crate) const USAGE_NUMERIC: [bool; 10] = [false, false, false, true, true, true, true, true, true, true];
 
 /// One row per step, then a total row when there is more than one step. The
 /// total cost is marked partial when some step's price is unknown.
-pub(crate) fn usage_rows(review: &Review) -> Vec<[String; 9]> {
-    let mut rows: Vec<[String; 9]> = review
+pub(crate) fn usage_rows(review: &Review) -> Vec<[String; 10]> {
+    let mut rows: Vec<[String; 10]> = review
         .usage
         .iter()
         .map(|u| {
@@ -148,6 +152,7 @@ pub(crate) fn usage_rows(review: &Review) -> Vec<[String; 9]> {
                 count(u.input),
                 count(u.output),
                 count(u.cached),
+                count(u.cache_write),
                 cost(u.cost),
                 wall(u.wall_ms),
             ]
@@ -159,7 +164,7 @@ pub(crate) fn usage_rows(review: &Review) -> Vec<[String; 9]> {
     rows
 }
 
-fn total_row(review: &Review) -> [String; 9] {
+fn total_row(review: &Review) -> [String; 10] {
     let u = &review.usage;
     let known: Vec<f64> = u.iter().filter_map(|s| s.cost).collect();
     let total_cost = match known.len() {
@@ -175,6 +180,7 @@ fn total_row(review: &Review) -> [String; 9] {
         count(u.iter().map(|s| s.input).sum()),
         count(u.iter().map(|s| s.output).sum()),
         count(u.iter().map(|s| s.cached).sum()),
+        count(u.iter().map(|s| s.cache_write).sum()),
         total_cost,
         String::new(),
     ]

@@ -20,6 +20,7 @@ fn usage(step: &str, tier: &str, calls: u32, input: u64, cost: Option<f64>, wall
         input,
         output: input / 20,
         cached: input / 2,
+        cache_write: input / 10,
         cost,
         wall_ms,
     }

@@ -56,6 +56,7 @@ fn review() -> Review {
             input: 12_000,
             output: 800,
             cached: 0,
+            cache_write: 0,
             cost: None,
             wall_ms: 4_200,
         }],

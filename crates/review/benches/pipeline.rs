@@ -483,8 +483,9 @@ async fn gauntlet_once(root: &Path, models: &Models) -> Split {
     let (ignored, _) = gate::classify(&change, &generated, &config).expect("gate config");
     let kept = |path: &str| !ignored.iter().any(|(p, _)| p == path);
     let builtins = enabled_builtins();
-    let paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).filter(|p| kept(p)).collect();
-    let selected: Vec<Reviewer> = rules::select(&builtins, &paths, &[], &[])
+    let files: Vec<&gauntlet_change::FileDiff> =
+        change.files.iter().map(|f| &f.diff).filter(|d| kept(d.path())).collect();
+    let selected: Vec<Reviewer> = rules::select(&builtins, &files, &[], &[])
         .into_iter()
         .filter(|(_, s)| matches!(s, rules::Selection::Runs { .. }))
         .map(|(r, _)| r.clone())

@@ -28,6 +28,11 @@ impl Price {
     }
 }
 
+/// Anthropic's cache rates, as multiples of the input price: reads, and writes
+/// of the five-minute cache the shared block is sent with.
+const ANTHROPIC_CACHE_READ: f64 = 0.1;
+const ANTHROPIC_CACHE_WRITE: f64 = 1.25;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PriceFile {
@@ -49,12 +54,20 @@ impl Prices {
         Prices { table }
     }
 
-    /// Price of `provider:model`; local models are free, unknown ones `None`.
+    /// Price of `provider:model`, as the provider bills it; local models are free,
+    /// unknown ones `None`. A price that leaves out the cache rates gets the
+    /// provider's own: Anthropic bills a cache read at a tenth of the input price
+    /// and a cache write at a quarter more; other providers bill both as input.
     pub fn get(&self, provider: &str, model: &str) -> Option<Price> {
         if provider == "local" {
             return Some(Price { input: 0.0, output: 0.0, cache_read: None, cache_write: None });
         }
-        self.table.get(model).copied()
+        let mut price = self.table.get(model).copied()?;
+        if provider == "anthropic" {
+            price.cache_read = price.cache_read.or(Some(price.input * ANTHROPIC_CACHE_READ));
+            price.cache_write = price.cache_write.or(Some(price.input * ANTHROPIC_CACHE_WRITE));
+        }
+        Some(price)
     }
 }
 
@@ -69,6 +82,26 @@ mod tests {
         let u = Usage { input: 10_000, output: 2_000, cache_read: 40_000, cache_write: 4_000 };
         let expected = 0.03 + 0.03 + 0.012 + 0.015;
         assert!((p.cost(&u) - expected).abs() < 1e-12, "{}", p.cost(&u));
+    }
+
+    #[test]
+    fn an_anthropic_model_priced_without_cache_rates_is_billed_at_anthropics_cache_rates() {
+        let mine = Price { input: 2.0, output: 10.0, cache_read: None, cache_write: None };
+        let prices = Prices::with_overrides(&BTreeMap::from([("house-model".to_string(), mine)]));
+        // 1M uncached in at $2, 1M cache reads at a tenth ($0.20), 1M cache writes
+        // at a quarter more ($2.50), no output.
+        let u = Usage { input: 1_000_000, output: 0, cache_read: 1_000_000, cache_write: 1_000_000 };
+        let billed = prices.get("anthropic", "house-model").unwrap().cost(&u);
+        assert!((billed - (2.0 + 0.2 + 2.5)).abs() < 1e-9, "{billed}");
+        // OpenAI charges nothing extra to write its cache; without a stated read
+        // rate, reads are billed as input.
+        let billed = prices.get("openai", "house-model").unwrap().cost(&u);
+        assert!((billed - 6.0).abs() < 1e-9, "{billed}");
+        // A stated rate wins over the provider's default.
+        let stated = Price { cache_read: Some(0.5), ..mine };
+        let prices = Prices::with_overrides(&BTreeMap::from([("house-model".to_string(), stated)]));
+        let billed = prices.get("anthropic", "house-model").unwrap().cost(&u);
+        assert!((billed - (2.0 + 0.5 + 2.5)).abs() < 1e-9, "{billed}");
     }
 
     #[test]

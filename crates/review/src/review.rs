@@ -257,11 +257,17 @@ pub struct StepUsage {
     pub tier: String,
     pub model: String,
     pub calls: u32,
+    /// Input tokens, cached or not: `cached` and `cache_write` are part of it.
     pub input: u64,
     pub output: u64,
     /// Input tokens served from the provider's cache.
     pub cached: u64,
-    /// Estimated cost in USD; `null` when the model's price is unknown.
+    /// Input tokens written to the provider's cache (billed above the input price
+    /// by some providers).
+    pub cache_write: u64,
+    /// The cost as the provider bills it, in USD: uncached input, output, cache
+    /// reads and cache writes each at its own price; `null` when the model's price
+    /// is unknown.
     pub cost: Option<f64>,
     pub wall_ms: u64,
 }

@@ -8,8 +8,10 @@
 
 pub mod draft;
 pub mod lock;
+pub mod when;
 
 use crate::context::block::{Block, ContextKind};
+use gauntlet_change::FileDiff;
 use gauntlet_model::Tier;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
@@ -90,6 +92,8 @@ struct FrontMatter {
     /// `consumers`, `tokens`).
     #[serde(default)]
     context: Vec<ContextKind>,
+    /// When the change gives the reviewer something to work with; see [`when`].
+    when: Option<when::WhenFront>,
 }
 
 fn all_files() -> Vec<String> {
@@ -119,6 +123,8 @@ pub struct Reviewer {
     /// That context, once gathered for a run (empty until then); fenced into this
     /// reviewer's own turn, never into the shared block.
     pub gathered: Vec<Block>,
+    /// What, beyond a matching file, makes it run; `None`: every matching file does.
+    pub when: Option<when::When>,
     /// The Markdown body: the reviewer's specialty.
     pub body: String,
     pub origin: Origin,
@@ -154,6 +160,7 @@ impl Reviewer {
             set.add(Glob::new(g).map_err(|e| invalid(format!("applies_to: {e}")))?);
         }
         let globs = set.build().map_err(|e| invalid(format!("applies_to: {e}")))?;
+        let when = front.when.map(when::When::compile).transpose().map_err(invalid)?;
         Ok(Reviewer {
             name: front.name,
             description: front.description,
@@ -163,6 +170,7 @@ impl Reviewer {
             enabled: front.enabled,
             context: front.context,
             gathered: Vec::new(),
+            when,
             body,
             origin,
             source: text.to_string(),
@@ -173,6 +181,23 @@ impl Reviewer {
     /// The first of `paths` this reviewer applies to, if any.
     pub fn first_match<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
         paths.into_iter().find(|p| self.globs.is_match(p))
+    }
+
+    /// Whether the reviewer runs on the changed `files`, and why: a file it
+    /// applies to, then its `[when]` trigger when it has one. A reviewer the user
+    /// `named` (in `--reviewers` or `[reviewers] only`) skips the trigger: asking
+    /// for it by name is reason enough.
+    fn selection(&self, files: &[&FileDiff], named: bool) -> Selection {
+        let Some(matched) = self.first_match(files.iter().map(|f| f.path())) else {
+            return Selection::NoMatch;
+        };
+        let Some(when) = self.when.as_ref().filter(|_| !named) else {
+            return Selection::Runs { matched: matched.to_string(), trigger: None };
+        };
+        match when.trigger(files, |p| self.globs.is_match(p)) {
+            Some(t) => Selection::Runs { matched: matched.to_string(), trigger: Some((t, when.about.clone())) },
+            None => Selection::NothingToLookAt { about: when.about.clone() },
+        }
     }
 }
 
@@ -248,37 +273,55 @@ fn overlay(
 /// Whether a reviewer runs on a change, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Selection {
-    Runs { matched: String },
-    Disabled { by: String },
+    /// A changed file matches `applies_to`; with a `[when]` table, what set it
+    /// off and what the reviewer looks for.
+    Runs {
+        matched: String,
+        trigger: Option<(when::Trigger, String)>,
+    },
+    Disabled {
+        by: String,
+    },
     NoMatch,
+    /// Files match `applies_to`, but the change touches nothing of what its
+    /// `[when]` table says it looks for (`about`).
+    NothingToLookAt {
+        about: String,
+    },
 }
 
 impl std::fmt::Display for Selection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Selection::Runs { matched } => write!(f, "runs: {matched} matches applies_to"),
+            Selection::Runs { matched, trigger: None } => write!(f, "runs: {matched} matches applies_to"),
+            Selection::Runs { trigger: Some((t, about)), .. } => write!(f, "runs: {t} ({about})"),
             Selection::Disabled { by } => write!(f, "off: disabled by {by}"),
             Selection::NoMatch => f.write_str("off: no changed file matches applies_to"),
+            Selection::NothingToLookAt { about } => write!(
+                f,
+                "off: the change touches nothing it looks for ({about}): no changed line matches its [when] lines \
+                 and no changed file its [when] paths"
+            ),
         }
     }
 }
 
-/// Decide each reviewer's fate for the changed `paths`. `disabled` are names turned
+/// Decide each reviewer's fate for the changed `files`. `disabled` are names turned
 /// off in settings; `only`, when non-empty, turns off every other name.
 pub fn select<'a>(
     reviewers: &'a [Reviewer],
-    paths: &[&str],
+    files: &[&FileDiff],
     disabled: &[String],
     only: &[String],
 ) -> Vec<(&'a Reviewer, Selection)> {
-    select_with(reviewers, paths, disabled, only, "--reviewers")
+    select_with(reviewers, files, disabled, only, "--reviewers")
 }
 
 /// [`select`], naming where `only` came from (`--reviewers`, or the config's
 /// `[reviewers] only`) in the reason a reviewer is off.
 pub fn select_with<'a>(
     reviewers: &'a [Reviewer],
-    paths: &[&str],
+    files: &[&FileDiff],
     disabled: &[String],
     only: &[String],
     only_by: &str,
@@ -293,10 +336,7 @@ pub fn select_with<'a>(
             } else if !r.enabled && !only.contains(&r.name) {
                 Selection::Disabled { by: format!("its rule file ({})", r.origin) }
             } else {
-                match r.first_match(paths.iter().copied()) {
-                    Some(p) => Selection::Runs { matched: p.to_string() },
-                    None => Selection::NoMatch,
-                }
+                r.selection(files, only.contains(&r.name))
             };
             (r, sel)
         })
@@ -336,7 +376,8 @@ mod tests {
         assert!(broad.enabled && broad.context.is_empty(), "on by default, needing no gathered context");
         assert_eq!(broad.max_findings, DEFAULT_MAX_FINDINGS);
         for paths in [&["src/lib.rs"][..], &["docs/guide.md"], &["db/migrations/0004.sql", "web/app.ts"]] {
-            let sel = select(&all, paths, &[], &[]);
+            let files: Vec<FileDiff> = paths.iter().map(|p| added(p, "x = 1")).collect();
+            let sel = select(&all, &files.iter().collect::<Vec<_>>(), &[], &[]);
             let of = sel.iter().find(|(r, _)| r.name == "broad").unwrap();
             assert!(matches!(of.1, Selection::Runs { .. }), "{paths:?}: {:?}", of.1);
         }
@@ -371,13 +412,64 @@ mod tests {
     #[test]
     fn selection_explains_why_a_reviewer_does_not_run() {
         let all = builtin();
-        let sel = select(&all, &["src/lib.rs"], &["security-privacy".into()], &[]);
+        let lib = added("src/lib.rs", "    let total = price * quantity;");
+        let sel = select(&all, &[&lib], &["security-privacy".into()], &[]);
         let of = |n: &str| sel.iter().find(|(r, _)| r.name == n).unwrap().1.clone();
         assert!(matches!(of("correctness"), Selection::Runs { .. }));
         assert!(matches!(of("security-privacy"), Selection::Disabled { .. }));
-        assert_eq!(of("tests"), Selection::NoMatch);
-        let sel = select(&all, &["src/tests/a_test.rs"], &[], &[]);
+        assert!(matches!(of("tests"), Selection::NothingToLookAt { .. }), "{:?}", of("tests"));
+        let doc = added("docs/guide.md", "Prices are in pence.");
+        let sel = select(&all, &[&doc], &[], &[]);
+        assert_eq!(sel.iter().find(|(r, _)| r.name == "contract-drift").unwrap().1, Selection::NoMatch);
+        let test = added("src/tests/a_test.rs", "    assert total == 3");
+        let sel = select(&all, &[&test], &[], &[]);
         assert!(matches!(sel.iter().find(|(r, _)| r.name == "tests").unwrap().1, Selection::Runs { .. }));
+        // Named by the user, a specialist runs on any file it applies to.
+        let sel = select(&all, &[&lib], &[], &["tests".into()]);
+        assert!(matches!(
+            sel.iter().find(|(r, _)| r.name == "tests").unwrap().1,
+            Selection::Runs { trigger: None, .. }
+        ));
+    }
+
+    /// The reason each of `names` got, for a change that adds `line` to `path`.
+    fn reasons(path: &str, line: &str, names: &[&str]) -> Vec<Selection> {
+        let all = builtin();
+        let file = added(path, line);
+        let sel = select(&all, &[&file], &[], &[]);
+        names.iter().map(|n| sel.iter().find(|(r, _)| r.name == *n).unwrap().1.clone()).collect()
+    }
+
+    #[test]
+    fn a_change_touching_no_auth_data_or_error_path_runs_only_the_core() {
+        let line = "    return sum(item.price * item.quantity for item in items)";
+        let got = reasons("shop/cart.py", line, &["correctness", "broad", "security-privacy", "error-handling"]);
+        assert!(matches!(got[0], Selection::Runs { .. }) && matches!(got[1], Selection::Runs { .. }), "{got:?}");
+        for off in &got[2..] {
+            let Selection::NothingToLookAt { about } = off else { panic!("{off:?}") };
+            assert!(!about.is_empty());
+            assert!(off.to_string().starts_with("off: the change touches nothing it looks for"), "{off}");
+        }
+    }
+
+    #[test]
+    fn each_specialist_runs_when_the_change_gives_it_its_kind_of_code() {
+        let runs = |path: &str, line: &str, name: &str| {
+            let got = reasons(path, line, &[name]).remove(0);
+            assert!(matches!(got, Selection::Runs { trigger: Some(_), .. }), "{name} on {line:?}: {got:?}");
+            got.to_string()
+        };
+        let sql =
+            runs("app/users.py", "    cur.execute(f\"SELECT * FROM users WHERE name = '{name}'\")", "security-privacy");
+        assert!(sql.contains("app/users.py:1 matches [when] lines"), "{sql}");
+        runs("app/run.py", "    subprocess.run(\"tar xf \" + name, shell=True)", "security-privacy");
+        runs("src/login.rs", "    if session.expired() { return deny(); }", "security-privacy");
+        runs("src/signup.rs", "    info!(\"new account for {}\", form.email);", "security-privacy");
+        runs("sync.py", "    except StorefrontError:", "error-handling");
+        runs("src/io.rs", "    let text = std::fs::read_to_string(path).unwrap_or_default();", "error-handling");
+        runs("cmd/main.go", "\tif err != nil {", "error-handling");
+        runs("test/test_cart.py", "    assert cart.total() == 3", "tests");
+        runs("shop/cart.py", "def refund(order, amount):", "tests");
     }
 
     #[test]
@@ -389,5 +481,22 @@ mod tests {
         let vb = version(&b.iter().collect::<Vec<_>>());
         assert_ne!(va, vb);
         assert!(va.starts_with("sha256:"));
+    }
+
+    /// A changed file at `path` whose one hunk adds `line` as its first line.
+    fn added(path: &str, line: &str) -> FileDiff {
+        use gauntlet_change::{DiffLine, FileStatus, Hunk, LineKind};
+        let line = DiffLine { kind: LineKind::Added, old: None, new: Some(1), anchor: 1, text: line.to_string() };
+        let hunk =
+            Hunk { old_start: 0, old_lines: 0, new_start: 1, new_lines: 1, header: String::new(), lines: vec![line] };
+        FileDiff {
+            old_path: Some(path.to_string()),
+            new_path: Some(path.to_string()),
+            status: FileStatus::Modified,
+            binary: false,
+            old_mode: None,
+            new_mode: None,
+            hunks: vec![hunk],
+        }
     }
 }

@@ -148,11 +148,7 @@ impl Judge<'_> {
         let resp = self.provider.complete(req).await.map_err(|e| format!("model call failed: {e}"))?;
         let u: Usage = resp.usage;
         let cost = self.prices.get(self.provider.name(), self.provider.model()).map(|p| p.cost(&u));
-        let spent = Spend {
-            tokens: u.input + u.cache_read + u.cache_write + u.output,
-            cost,
-            wall_ms: started.elapsed().as_millis() as u64,
-        };
+        let spent = Spend::of_call("judge", &u, cost, started.elapsed().as_millis() as u64);
         self.spent.lock().expect("judge spend lock").add(&spent);
         Ok((resp.json, resp.tool_calls))
     }

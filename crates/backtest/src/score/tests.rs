@@ -170,9 +170,45 @@ fn comparison_reports_fp_reduction_and_recall_change() {
 
 #[test]
 fn spend_cost_is_unknown_once_any_part_is_unknown() {
-    let mut s = Spend { tokens: 10, cost: Some(0.5), wall_ms: 3 };
-    s.add(&Spend { tokens: 5, cost: Some(0.25), wall_ms: 4 });
-    assert_eq!(s, Spend { tokens: 15, cost: Some(0.75), wall_ms: 7 });
-    s.add(&Spend { tokens: 1, cost: None, wall_ms: 0 });
+    let mut s = Spend { tokens: 10, cost: Some(0.5), wall_ms: 3, ..Spend::default() };
+    s.add(&Spend { tokens: 5, cost: Some(0.25), wall_ms: 4, ..Spend::default() });
+    assert_eq!(s, Spend { tokens: 15, cost: Some(0.75), wall_ms: 7, ..Spend::default() });
+    s.add(&Spend { tokens: 1, cost: None, wall_ms: 0, ..Spend::default() });
     assert_eq!(s.cost, None);
+}
+
+#[test]
+fn spend_keeps_each_steps_raw_tokens_next_to_its_billed_cost_across_cases() {
+    use gauntlet_review::cost::Prices;
+    use gauntlet_review::review::StepUsage;
+    let price = Prices::with_overrides(&Default::default()).get("anthropic", "claude-sonnet-4-5").unwrap();
+    // One finder call: 2k uncached in, 30k read from the cache, 1k out.
+    let finder = gauntlet_model::Usage { input: 2_000, output: 1_000, cache_read: 30_000, cache_write: 0 };
+    // The first call of a run writes the shared block to the cache.
+    let first = gauntlet_model::Usage { input: 2_000, output: 1_000, cache_read: 0, cache_write: 30_000 };
+    let step = |u: &gauntlet_model::Usage| StepUsage {
+        step: "find".into(),
+        tier: "standard".into(),
+        model: "claude-sonnet-4-5".into(),
+        calls: 1,
+        input: u.input + u.cache_read + u.cache_write,
+        output: u.output,
+        cached: u.cache_read,
+        cache_write: u.cache_write,
+        cost: Some(price.cost(u)),
+        wall_ms: 1,
+    };
+    let review = |u| gauntlet_review::Review { usage: vec![step(u)], ..gauntlet_review::Review::default() };
+    let mut total = Spend::of(&review(&first));
+    total.add(&Spend::of(&review(&finder)));
+    let find = &total.steps[0];
+    assert_eq!((find.step.as_str(), find.calls, find.input, find.output), ("find", 2, 64_000, 2_000));
+    assert_eq!((find.cache_read, find.cache_write), (30_000, 30_000));
+    // Sonnet: $3 in, $15 out, $0.30 cache read, $3.75 cache write, per million.
+    let billed = (4_000.0 * 3.0 + 2_000.0 * 15.0 + 30_000.0 * 0.30 + 30_000.0 * 3.75) / 1e6;
+    assert!((find.billed.unwrap() - billed).abs() < 1e-12, "{:?} vs {billed}", find.billed);
+    let raw = 64_000.0 * 3.0 / 1e6 + 2_000.0 * 15.0 / 1e6;
+    assert!(find.billed.unwrap() < raw, "the cache makes the billed cost lower than the raw tokens at the input price");
+    let base = Spend::of_call("baseline", &finder, Some(price.cost(&finder)), 1);
+    assert_eq!((base.steps[0].step.as_str(), base.steps[0].input, base.tokens), ("baseline", 32_000, 33_000));
 }

@@ -268,6 +268,7 @@ mod tests {
                 input: 30_000,
                 output: 4_000,
                 cached: 20_000,
+                cache_write: 0,
                 cost: Some(0.15),
                 wall_ms: 4_000,
             }],

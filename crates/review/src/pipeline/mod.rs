@@ -216,6 +216,7 @@ impl Ctx<'_> {
             input: 0,
             output: 0,
             cached: 0,
+            cache_write: 0,
             cost: Some(0.0),
             wall_ms: 0,
         });
@@ -224,6 +225,7 @@ impl Ctx<'_> {
         entry.input += usage.input + usage.cache_read + usage.cache_write;
         entry.output += usage.output;
         entry.cached += usage.cache_read;
+        entry.cache_write += usage.cache_write;
         entry.wall_ms += wall_ms;
     }
 }

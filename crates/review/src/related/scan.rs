@@ -4,6 +4,7 @@
 
 use crate::repo::RepoRead;
 use gauntlet_change::{Change, ChangedFile, Hunk, LineKind};
+use gauntlet_code::prose::is_prose_path;
 use gauntlet_code::{Index, Kind, mentioning, spellings};
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -144,8 +145,9 @@ fn wanted(touched: &[Touched], used: &[UsedAt]) -> Vec<String> {
 }
 
 /// Add to `index` the files at head outside `change` that mention any of `names`
-/// (one multi-pattern pass over them), skipping links, files over `file_bytes` and
-/// gauntlet's own folder. A name more than [`MAX_FILES_PER_NAME`] files mention
+/// (one multi-pattern pass over them), skipping links, files over `file_bytes`,
+/// gauntlet's own folder and prose (licences, changelogs, READMEs, text), which
+/// mentions names without depending on them. A name more than [`MAX_FILES_PER_NAME`] files mention
 /// does not bring files in on its own; those names are returned.
 pub fn add_mentioning(
     index: &mut Index,
@@ -159,6 +161,7 @@ pub fn add_mentioning(
         .files()
         .into_iter()
         .filter(|p| change.file(p).is_none() && !p.starts_with(".gauntlet/") && repo.link_target(p).is_none())
+        .filter(|p| !is_prose_path(p))
         .collect();
     // The search reads unmasked text; what it picks is read again, masked, below.
     let read: Vec<(&str, String)> = others
@@ -195,13 +198,14 @@ pub fn scan(change: &Change, repo: &dyn RepoRead, file_bytes: usize) -> Scan {
     let changed: Vec<(&str, &str)> = change
         .files
         .iter()
+        .filter(|f| !is_prose_path(f.diff.path()))
         .filter_map(|f| Some((f.diff.path(), f.head_text.as_deref()?)))
         .filter(|(_, t)| t.len() <= file_bytes)
         .collect();
     index.add_all(&changed);
     texts.extend(changed.iter().map(|(p, t)| (p.to_string(), t.to_string())));
     let mut found = Found::default();
-    for f in &change.files {
+    for f in change.files.iter().filter(|f| !is_prose_path(f.diff.path())) {
         hunks_of(f, &index, &mut found);
     }
     let Found { touched, mut used, .. } = found;

@@ -181,3 +181,49 @@ fn related_code_is_read_masked_even_though_the_name_search_is_not() {
     assert!(rates.lines.iter().any(|l| l.contains("key = '[masked]'")), "{:?}", rates.lines);
     assert!(!text.contains("sk_live_123"), "{text}");
 }
+
+const PATCH_BASE: &str = "pub struct Patch {\n    pub lines: Vec<String>,\n}\n\nimpl Patch {\n    pub fn apply(&self, text: &str) -> String {\n        text.to_string()\n    }\n}\n";
+const PATCH_HEAD: &str = "pub struct Patch {\n    pub lines: Vec<String>,\n}\n\nimpl Patch {\n    pub fn apply(&self, text: &str) -> String {\n        let mut out = text.to_string();\n        out.extend(self.lines.iter().map(|l| l.as_str()));\n        out\n    }\n}\n";
+const PATCH_CALLER: &str =
+    "use crate::patch::Patch;\n\npub fn run(p: &Patch, text: &str) -> String {\n    p.apply(text)\n}\n";
+const LICENSE_MD: &str =
+    "# Licence\n\nThe conditions below apply to every copy.\nThey apply whether or not\nyou apply the patch.\n";
+const DEPLOY_SH: &str = "#!/bin/sh\n# apply the migrations before the patch\nmigrate --all\n";
+
+#[test]
+fn prose_files_and_comments_are_never_callers_of_a_method_named_by_a_plain_word() {
+    let base = tree(&[
+        ("src/patch.rs", PATCH_BASE),
+        ("src/run.rs", PATCH_CALLER),
+        ("LICENSE.md", LICENSE_MD),
+        ("README", "Call apply on a Patch to apply it.\n"),
+        ("CHANGELOG.txt", "0.2: apply keeps the lines\n"),
+        ("docs/guide.rst", "Use ``apply`` to apply a patch.\n"),
+        ("scripts/deploy.sh", DEPLOY_SH),
+    ]);
+    let mut head = base.clone();
+    head.insert("src/patch.rs".into(), PATCH_HEAD.into());
+    let change = change_of(&base, &head);
+    let related = gather(&change, &Files(head), 1 << 20, 10_000);
+    let paths: Vec<&str> = related.entries.iter().map(|e| e.path.as_str()).collect();
+    assert!(paths.contains(&"src/run.rs"), "the real caller is shown: {related:?}");
+    for prose in ["LICENSE.md", "README", "CHANGELOG.txt", "docs/guide.rst", "scripts/deploy.sh"] {
+        assert!(!paths.contains(&prose), "{prose} is no caller of `apply`: {related:?}");
+    }
+}
+
+#[test]
+fn a_plain_word_in_a_file_without_a_grammar_counts_only_where_code_uses_it() {
+    let base = tree(&[
+        ("src/patch.rs", PATCH_BASE),
+        ("lib/tasks.rb", "# apply runs last\ndef task\n  patch.apply(text)\nend\n"),
+        ("lib/notes.rb", "# We apply the patch by hand here.\ndef notes\n  puts 'apply it'\nend\n"),
+    ]);
+    let mut head = base.clone();
+    head.insert("src/patch.rs".into(), PATCH_HEAD.into());
+    let change = change_of(&base, &head);
+    let related = gather(&change, &Files(head), 1 << 20, 10_000);
+    let paths: Vec<&str> = related.entries.iter().map(|e| e.path.as_str()).collect();
+    assert!(paths.contains(&"lib/tasks.rb"), "`patch.apply(text)` is a call: {related:?}");
+    assert!(!paths.contains(&"lib/notes.rb"), "a comment and a string are not calls: {related:?}");
+}
