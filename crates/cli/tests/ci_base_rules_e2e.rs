@@ -137,3 +137,25 @@ async fn guidance_and_feedback_the_pull_request_adds_reach_models_only_as_its_di
         assert!(!request.contains("PR #7 · mallory"), "the head's feedback export was handed over as prior feedback");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_name_holding_line_breaks_cannot_write_a_runner_command_into_the_job_log() {
+    let rule = ".gauntlet/a\n##vso[task.prependpath]/tmp/pwned\n::error file=src/auth.py::forged\n.md";
+    let image = "img\n::add-mask::x\r##vso[task.setvariable variable=PATH]pwned\n.png";
+    let dir = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD), (rule, "x\n")]);
+    std::fs::write(dir.path().join(image), b"\x89PNG\0\0\x01").unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "an image"]);
+    let ci = Ci::new(dir);
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    let (code, stdout, stderr) = ci.run(&host.server.uri(), &model, &["--fail-on", "high"]).await;
+    assert_eq!(code, 3, "{stderr}");
+    // A line of its own on either stream; on stderr, `##vso[` anywhere in a line.
+    let starts = |l: &str| l.trim_start().starts_with("::") || l.starts_with("##");
+    let mut commands: Vec<&str> = stdout.lines().filter(|l| starts(l)).collect();
+    commands.extend(stderr.lines().filter(|l| starts(l) || l.to_lowercase().contains("##vso[")));
+    assert!(commands.is_empty(), "a file name wrote runner commands into the log: {commands:#?}\n{stdout}\n{stderr}");
+    // The name is still shown, escaped, where the log names it.
+    assert!(stderr.contains("this pull request changes how gauntlet reviews (.gauntlet/a\\n\\u{23}#vso["), "{stderr}");
+}

@@ -319,7 +319,7 @@ fn connect(ctx: &CiContext, runtime: &tokio::runtime::Runtime) -> Poster {
 fn skipped(review: &Review, format: Format, opts: &Options) -> Result<ExitCode> {
     print!("{}", gauntlet_report::render(review, format, opts));
     let reason = review.skipped.as_ref().map_or("", |s| s.reason.as_str());
-    crate::progress::say!("gauntlet: skipped: {reason}; nothing was posted");
+    crate::progress::say!("gauntlet: skipped: {}; nothing was posted", crate::progress::log_safe(reason));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -488,7 +488,7 @@ fn rules_not_applied(git: &Git, merge_base: &str, head: &str) -> Result<Vec<Stri
     if !changed.is_empty() {
         crate::progress::say!(
             "gauntlet: note: this pull request changes how gauntlet reviews ({}); the base branch's versions apply, and the changes take effect once merged",
-            changed.join(", ")
+            changed.iter().map(|p| crate::progress::log_safe(p)).collect::<Vec<_>>().join(", ")
         );
     }
     Ok(changed)
