@@ -61,6 +61,9 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     }
     let (base, merge_base) = scope::commits(git, &ctx)?;
     let base_commit = base.clone();
+    // What git treats as binary (`-diff`, `binary`) comes from the base's
+    // `.gitattributes` too, never the checkout's (see crate::trusted).
+    let git = &git.clone().attributes_from(&base_commit)?;
     crate::progress::say!(
         "gauntlet: {} pull request: reviewing {}..{}",
         ctx.system,
