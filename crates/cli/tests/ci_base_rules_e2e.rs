@@ -184,10 +184,10 @@ async fn a_file_name_holding_line_breaks_cannot_write_a_runner_command_into_the_
     let host = fakes::github::start().await;
     let (code, stdout, stderr) = ci.run(&host.server.uri(), &model, &["--fail-on", "high"]).await;
     assert_eq!(code, 3, "{stderr}");
-    // A line of its own on either stream; on stderr, `##vso[` anywhere in a line.
-    let starts = |l: &str| l.trim_start().starts_with("::") || l.starts_with("##");
-    let mut commands: Vec<&str> = stdout.lines().filter(|l| starts(l)).collect();
-    commands.extend(stderr.lines().filter(|l| starts(l) || l.to_lowercase().contains("##vso[")));
+    // A line of its own, or `##vso[` anywhere in a line, on either stream.
+    let command =
+        |l: &str| l.trim_start().starts_with("::") || l.starts_with("##") || l.to_lowercase().contains("##vso[");
+    let commands: Vec<&str> = stdout.lines().chain(stderr.lines()).filter(|l| command(l)).collect();
     assert!(commands.is_empty(), "a file name wrote runner commands into the log: {commands:#?}\n{stdout}\n{stderr}");
     // The name is still shown, escaped, where the log names it.
     assert!(stderr.contains("this pull request changes how gauntlet reviews (.gauntlet/a\\n\\u{23}#vso["), "{stderr}");
