@@ -72,6 +72,7 @@ impl Git {
     /// Fails with [`ChangeError::GitTooOld`] when the installed git lacks
     /// `--attr-source` (before [`ATTR_SOURCE_GIT`]).
     pub fn attributes_from(self, tree: &str) -> Result<Git, ChangeError> {
+        let plain = self.clone();
         let git = Git { attr_source: Some(Arc::from(tree)), ..self };
         let output = git.output(&["check-attr", "diff", "--", "gauntlet-probe"])?;
         if output.status.success() {
@@ -80,7 +81,7 @@ impl Git {
         let stderr = String::from_utf8_lossy(&output.stderr);
         // An unknown global option is a usage error (129) naming the option.
         if output.status.code() == Some(129) || stderr.contains("unknown option") {
-            let version = git.run(&["version"]).map(|v| String::from_utf8_lossy(&v).trim().to_string());
+            let version = plain.run(&["version"]).map(|v| String::from_utf8_lossy(&v).trim().to_string());
             return Err(ChangeError::GitTooOld {
                 needed: ATTR_SOURCE_GIT,
                 found: version.unwrap_or_else(|_| "an unknown version".into()),
