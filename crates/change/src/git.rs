@@ -23,12 +23,18 @@ pub struct Git {
     /// cost a git process; `None` inside when gitoxide cannot open it, and the CLI
     /// does everything.
     store: Arc<OnceLock<Option<Store>>>,
+    /// The tree every command reads attributes (`.gitattributes`) from, instead of
+    /// the working tree and index; see [`Git::attributes_from`].
+    attr_source: Option<Arc<str>>,
 }
+
+/// The first git release with `--attr-source`, which [`Git::attributes_from`] needs.
+pub const ATTR_SOURCE_GIT: &str = "2.40";
 
 impl Git {
     /// Find the repository containing `dir` (`git rev-parse --show-toplevel`).
     pub fn discover(dir: &Path) -> Result<Git, ChangeError> {
-        let output = base_command(dir)
+        let output = base_command(dir, None)
             .args(["rev-parse", "--show-toplevel"])
             .output()
             .map_err(|e| ChangeError::Spawn(e.to_string()))?;
@@ -47,13 +53,42 @@ impl Git {
     /// A handle on `root` without checking it is a repository: enough for `--patch`,
     /// which only reads files from disk.
     pub fn at(root: impl Into<PathBuf>) -> Git {
-        Git { root: root.into(), store: Arc::default() }
+        Git { root: root.into(), store: Arc::default(), attr_source: None }
     }
 
     /// This handle with every read going through the git CLI, never in-process: the
     /// reference the in-process route is checked against.
     pub fn cli_only(self) -> Git {
-        Git { root: self.root, store: Arc::new(OnceLock::from(None)) }
+        Git { store: Arc::new(OnceLock::from(None)), ..self }
+    }
+
+    /// This handle with every git command reading attributes from `tree` (a commit
+    /// or tree id) alone: `.gitattributes` files at any depth of that tree, plus the
+    /// repository's own `$GIT_DIR/info/attributes` and the user's global file, never
+    /// the working tree's or the index's. Attributes decide what `git diff` and
+    /// `git grep` treat as binary (`-diff`, `binary`), so whoever writes the checked
+    /// out `.gitattributes` could otherwise hide a file from review.
+    ///
+    /// Fails with [`ChangeError::GitTooOld`] when the installed git lacks
+    /// `--attr-source` (before [`ATTR_SOURCE_GIT`]).
+    pub fn attributes_from(self, tree: &str) -> Result<Git, ChangeError> {
+        let plain = self.clone();
+        let git = Git { attr_source: Some(Arc::from(tree)), ..self };
+        let output = git.output(&["check-attr", "diff", "--", "gauntlet-probe"])?;
+        if output.status.success() {
+            return Ok(git);
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // An unknown global option is a usage error (129) naming the option.
+        if output.status.code() == Some(129) || stderr.contains("unknown option") {
+            let version = plain.run(&["version"]).map(|v| String::from_utf8_lossy(&v).trim().to_string());
+            return Err(ChangeError::GitTooOld {
+                needed: ATTR_SOURCE_GIT,
+                found: version.unwrap_or_else(|_| "an unknown version".into()),
+                why: "to read .gitattributes from the base commit",
+            });
+        }
+        Err(git_error(&["--attr-source", tree, "check-attr"], &output))
     }
 
     /// The git folder shared by all worktrees of the repository (`.git` of the main
@@ -145,7 +180,7 @@ impl Git {
 
     fn run_with_stdin(&self, args: &[&str], input: Vec<u8>) -> Result<Vec<u8>, ChangeError> {
         use std::io::Write;
-        let mut child = base_command(&self.root)
+        let mut child = base_command(&self.root, self.attr_source.as_deref())
             .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -367,7 +402,10 @@ impl Git {
 
     /// Run git and return its output whatever the exit status.
     pub(crate) fn output(&self, args: &[&str]) -> Result<Output, ChangeError> {
-        base_command(&self.root).args(args).output().map_err(|e| ChangeError::Spawn(e.to_string()))
+        base_command(&self.root, self.attr_source.as_deref())
+            .args(args)
+            .output()
+            .map_err(|e| ChangeError::Spawn(e.to_string()))
     }
 
     fn read_blob(&self, oid: Option<String>) -> Result<Option<Vec<u8>>, ChangeError> {
@@ -395,11 +433,15 @@ impl Git {
     }
 }
 
-fn base_command(dir: &Path) -> Command {
+fn base_command(dir: &Path, attr_source: Option<&str>) -> Command {
     let mut cmd = Command::new("git");
-    cmd.arg("-C")
-        .arg(dir)
-        .args(["--no-pager", "--no-optional-locks", "--literal-pathspecs"])
+    cmd.arg("-C").arg(dir);
+    // Before the subcommand, as a global option; it also overrides a
+    // `GIT_ATTR_SOURCE` or `attr.tree` set in the environment or configuration.
+    if let Some(tree) = attr_source {
+        cmd.arg(format!("--attr-source={tree}"));
+    }
+    cmd.args(["--no-pager", "--no-optional-locks", "--literal-pathspecs"])
         .args(["-c", "core.quotePath=true", "-c", "color.ui=never"])
         .env("LC_ALL", "C")
         .env("GIT_PAGER", "cat")

@@ -50,6 +50,8 @@ pub enum ChangeError {
     Git { args: String, stderr: String },
     #[error("could not run git: {0} (is git installed and on PATH?)")]
     Spawn(String),
+    #[error("git {needed} or later is needed {why}, but this is {found}: install a newer git on the runner")]
+    GitTooOld { needed: &'static str, found: String, why: &'static str },
 }
 
 /// Where the head side of a change lives, so more files can be read from it later

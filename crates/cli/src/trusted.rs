@@ -1,13 +1,16 @@
 //! Where the files that decide how a change is reviewed are read from: the
 //! repository's rule files, `gauntlet.lock`, `.gitattributes` (which marks files
-//! generated, so ignored), the guidance files and the feedback export.
+//! generated, so ignored, and at any depth tells git which files are binary, so
+//! never shown to a model), the guidance files and the feedback export.
 //!
 //! A local `review` reads them from the user's own checkout: the user reviews
 //! with the rules they are writing. `gauntlet ci` reads them, like
 //! `gauntlet.toml`, from the base commit's tree: the head is the pull request
 //! author's, and a change must not be able to decide its own review (turn the
 //! reviewers off and re-lock, mark its files generated, start a new era of the
-//! record of precision). Its changes to these files take effect once merged.
+//! record of precision, hide a file with `-diff`). Its changes to these files take
+//! effect once merged. For git's own reading of attributes, `ci` runs every git
+//! command with `--attr-source` set to the base (`Git::attributes_from`).
 
 use anyhow::{Context as _, Result};
 use gauntlet_change::{Change, Snapshot, git::Git};
@@ -87,7 +90,9 @@ impl Trusted {
 pub fn governs(path: &str) -> bool {
     let name = path.rsplit_once('/').map_or(path, |(_, name)| name);
     let guidance = guidance::NAMES.iter().any(|g| if g.contains('/') { path == *g } else { name == *g });
-    ["gauntlet.toml", lock::FILE_NAME, ".gitattributes"].contains(&path) || path.starts_with(".gauntlet/") || guidance
+    // A `.gitattributes` at any depth says what git treats as binary below it.
+    let attributes = name == ".gitattributes";
+    ["gauntlet.toml", lock::FILE_NAME].contains(&path) || attributes || path.starts_with(".gauntlet/") || guidance
 }
 
 /// The files that govern a review which the pull request (`merge_base..head`)
@@ -114,6 +119,7 @@ mod tests {
             "gauntlet.toml",
             "gauntlet.lock",
             ".gitattributes",
+            "src/.gitattributes",
             ".gauntlet/reviewers/correctness.md",
             ".gauntlet/feedback.jsonl",
             "REVIEW.md",

@@ -88,6 +88,39 @@ async fn a_pull_request_that_marks_its_own_files_generated_is_still_reviewed() {
     assert!(host.overviews().join("\n").contains("`.gitattributes`"), "named as not applied");
 }
 
+/// A pull request that adds `attributes` (path, text) turning git's diff off for
+/// `src/auth.py` is still reviewed with the base's attributes: the file is shown to
+/// the model, its high finding fails the job, and the overview names the attribute
+/// files as rules not applied.
+async fn hiding_the_file_with_attributes_still_fails_the_job(attributes: &[(&str, &str)]) {
+    let mut head = vec![("src/auth.py", HEAD), ("README.md", "r\ns\n")];
+    head.extend_from_slice(attributes);
+    let ci = Ci::new(repo(&[("src/auth.py", BASE), ("README.md", "r\n")], &head));
+    let (model, fake) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    let (code, _, stderr) = ci.run(&host.server.uri(), &model, &["--fail-on", "high"]).await;
+    assert_eq!(code, 3, "{attributes:?}: the hidden file's high finding fails the job\n{stderr}");
+    let prompts: String = fake.seen().iter().map(|s| s.body.to_string()).collect();
+    assert!(prompts.contains("return True"), "{attributes:?}: the model was shown the file's change");
+    let runs = host.state().check_runs.clone();
+    assert_eq!(runs.last().and_then(|r| r.conclusion.as_deref()), Some("failure"), "{runs:#?}");
+    let overview = host.overviews().join("\n");
+    assert!(overview.contains("### Review rules changed, not applied"), "{overview}");
+    for (path, _) in attributes {
+        assert!(overview.contains(&format!("`{path}`")), "{path} is named as not applied:\n{overview}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nested_gitattributes_that_turns_the_diff_off_does_not_hide_a_file_from_review() {
+    hiding_the_file_with_attributes_still_fails_the_job(&[("src/.gitattributes", "auth.py -diff\n")]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_root_gitattributes_that_marks_a_file_binary_does_not_hide_it_from_review() {
+    hiding_the_file_with_attributes_still_fails_the_job(&[(".gitattributes", "src/auth.py binary\n")]).await;
+}
+
 /// The era the overview's marker records after one `ci` run on `ci`.
 async fn era_of(ci: &Ci) -> String {
     let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
@@ -136,4 +169,26 @@ async fn guidance_and_feedback_the_pull_request_adds_reach_models_only_as_its_di
         assert!(!request.contains(" guidance REVIEW.md>>>"), "the head's REVIEW.md was handed over as guidance");
         assert!(!request.contains("PR #7 · mallory"), "the head's feedback export was handed over as prior feedback");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_name_holding_line_breaks_cannot_write_a_runner_command_into_the_job_log() {
+    let rule = ".gauntlet/a\n##vso[task.prependpath]/tmp/pwned\n::error file=src/auth.py::forged\n.md";
+    let image = "img\n::add-mask::x\r##vso[task.setvariable variable=PATH]pwned\n.png";
+    let dir = repo(&[("src/auth.py", BASE)], &[("src/auth.py", HEAD), (rule, "x\n")]);
+    std::fs::write(dir.path().join(image), b"\x89PNG\0\0\x01").unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "an image"]);
+    let ci = Ci::new(dir);
+    let (model, _) = Fake::start(Wire::Anthropic, scripts()).await;
+    let host = fakes::github::start().await;
+    let (code, stdout, stderr) = ci.run(&host.server.uri(), &model, &["--fail-on", "high"]).await;
+    assert_eq!(code, 3, "{stderr}");
+    // A line of its own, or `##vso[` anywhere in a line, on either stream.
+    let command =
+        |l: &str| l.trim_start().starts_with("::") || l.starts_with("##") || l.to_lowercase().contains("##vso[");
+    let commands: Vec<&str> = stdout.lines().chain(stderr.lines()).filter(|l| command(l)).collect();
+    assert!(commands.is_empty(), "a file name wrote runner commands into the log: {commands:#?}\n{stdout}\n{stderr}");
+    // The name is still shown, escaped, where the log names it.
+    assert!(stderr.contains("this pull request changes how gauntlet reviews (.gauntlet/a\\n\\u{23}#vso["), "{stderr}");
 }

@@ -4,6 +4,9 @@
 
 mod support;
 
+#[path = "../../publish/tests/fakes/mod.rs"]
+mod fakes;
+
 use serde_json::Value;
 use serde_json::json;
 use support::{Fake, Wire, finder, gauntlet, repo, verdict};
@@ -124,5 +127,52 @@ async fn with_masking_off_a_model_echoing_the_token_still_prints_no_token() {
     assert!(echoed.contains("is hard-coded") && echoed.contains("[masked github-pat]"), "{echoed}");
     for (what, text) in [("report", &stdout), ("log", &stderr)] {
         assert!(!text.contains(&token()[4..]), "the token is in the {what}");
+    }
+}
+
+/// The finding and verdict of a model that echoes the token, judged minor by the
+/// validator: listed once among the minor findings, never gating.
+fn minor_echo_scripts() -> Vec<support::Script> {
+    let claim = format!("The token {} is hard-coded in the client", token());
+    let finding = json!({"lens": "blast_radius", "location": "src/client.py:3", "claim": claim,
+        "evidence": format!("TOKEN = \"{}\"", token()), "severity": "high"});
+    let minor = json!({"verdict": "survives", "evidence": format!("src/client.py:3 sets {}", token()), "confidence": 100, "impact": "minor"});
+    vec![finder("correctness", json!([finding])), verdict("validate", "is hard-coded", &[minor])]
+}
+
+#[tokio::test]
+async fn with_masking_off_a_minor_finding_echoing_the_token_prints_no_token_in_any_format() {
+    let dir = repo(&[("src/client.py", BASE)], &[("src/client.py", &head())]);
+    std::fs::write(dir.path().join("gauntlet.toml"), "[secrets]\nmask = false\n").unwrap();
+    let (server, _) = Fake::start(Wire::Anthropic, minor_echo_scripts()).await;
+    for format in ["json", "markdown", "terminal", "sarif"] {
+        let args = ["review", "--format", format, "--reviewers", "correctness"];
+        let (code, stdout, stderr) = gauntlet(dir.path(), Wire::Anthropic, &server, &args).await;
+        assert_eq!(code, 0, "{stderr}");
+        if format == "json" {
+            let report: Value = serde_json::from_str(&stdout).unwrap();
+            let minor = report["minor"].as_array().unwrap().iter().find(|p| p["reviewer"] == "correctness");
+            let minor = minor.expect("the model's finding is listed as minor").to_string();
+            assert!(minor.contains("is hard-coded") && minor.contains("[masked github-pat]"), "{minor}");
+        }
+        for (what, text) in [("report", &stdout), ("log", &stderr)] {
+            assert!(!text.contains(&token()[4..]), "{format}: the token is in the {what}:\n{text}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_masking_off_a_minor_finding_echoing_the_token_is_posted_without_it() {
+    let dir = repo(&[("src/client.py", BASE)], &[("src/client.py", &head())]);
+    support::commit_on_main(dir.path(), &[("gauntlet.toml", "[secrets]\nmask = false\n")]);
+    let ci = support::Ci::new(dir);
+    let (server, _) = Fake::start(Wire::Anthropic, minor_echo_scripts()).await;
+    let host = fakes::github::start().await;
+    let (code, stdout, stderr) = ci.run(&host.server.uri(), &server, &["--reviewers", "correctness"]).await;
+    assert_eq!(code, 0, "{stderr}");
+    let overviews = host.overviews().join("\n");
+    assert!(overviews.contains("is hard-coded"), "the minor finding is listed in the overview:\n{overviews}");
+    for (what, text) in [("overview", &overviews), ("report", &stdout), ("log", &stderr)] {
+        assert!(!text.contains(&token()[4..]), "the token is in the {what}:\n{text}");
     }
 }

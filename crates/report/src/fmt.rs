@@ -204,11 +204,14 @@ pub(crate) fn validator_label(p: &gauntlet_review::review::Published) -> (&'stat
     if p.gap.is_some() { ("the validator's rejected disproof", "rejected because") } else { ("validator", "gap") }
 }
 
-/// Escape control characters (ESC, CR, BEL, ...) other than newline and tab.
+/// Escape control characters (ESC, CR, BEL, ...) other than newline and tab, and
+/// break Azure Pipelines' `##vso[` logging-command prefix (acted on anywhere in a
+/// line of a job's output) by escaping its first character.
 pub(crate) fn clean(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() && c != '\n' && c != '\t' {
+    for (i, c) in s.char_indices() {
+        let command = s[i..].get(..6).is_some_and(|p| p.eq_ignore_ascii_case("##vso["));
+        if (c.is_control() && c != '\n' && c != '\t') || command {
             out.extend(c.escape_unicode());
         } else {
             out.push(c);

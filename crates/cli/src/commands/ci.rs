@@ -63,6 +63,9 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     }
     let (base, merge_base) = scope::commits(git, &ctx)?;
     let base_commit = base.clone();
+    // What git treats as binary (`-diff`, `binary`) comes from the base's
+    // `.gitattributes` too, never the checkout's (see crate::trusted).
+    let git = &git.clone().attributes_from(&base_commit)?;
     crate::progress::say!(
         "gauntlet: {} pull request: reviewing {}..{}",
         ctx.system,
@@ -349,7 +352,7 @@ fn connect(ctx: &CiContext, runtime: &tokio::runtime::Runtime) -> Poster {
 fn skipped(review: &Review, format: Format, opts: &Options) -> Result<ExitCode> {
     print!("{}", gauntlet_report::render(review, format, opts));
     let reason = review.skipped.as_ref().map_or("", |s| s.reason.as_str());
-    crate::progress::say!("gauntlet: skipped: {reason}; nothing was posted");
+    crate::progress::say!("gauntlet: skipped: {}; nothing was posted", crate::progress::log_safe(reason));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -518,7 +521,7 @@ fn rules_not_applied(git: &Git, merge_base: &str, head: &str) -> Result<Vec<Stri
     if !changed.is_empty() {
         crate::progress::say!(
             "gauntlet: note: this pull request changes how gauntlet reviews ({}); the base branch's versions apply, and the changes take effect once merged",
-            changed.join(", ")
+            changed.iter().map(|p| crate::progress::log_safe(p)).collect::<Vec<_>>().join(", ")
         );
     }
     Ok(changed)

@@ -2,7 +2,7 @@
 //! path to any code host: it only prints.
 
 use crate::args::{ChangeArgs, ReviewArgs, ReviewCommandArgs};
-use crate::progress::say;
+use crate::progress::{log_safe, say};
 use crate::roster::Roster;
 use crate::settings::{Env, Settings};
 use crate::{gate, providers, state};
@@ -84,7 +84,7 @@ pub fn run(
             print!("{}", gauntlet_report::render(&review, format, &opts));
             crate::outputs::write(outputs, &review, opts.verbose, |_| false)?;
             let reason = review.skipped.as_ref().map_or("", |s| s.reason.as_str());
-            say!("gauntlet: skipped: {reason}");
+            say!("gauntlet: skipped: {}", log_safe(reason));
             return Ok(Outcome::Done);
         }
         Plan::Run(prepared) => prepared,
@@ -116,7 +116,10 @@ pub fn log_coverage(review: &Review, format: Format) {
         return;
     }
     if let Some(summary) = gauntlet_report::coverage::summary(review) {
-        eprint!("{summary}");
+        // File names and model text, each already on one line of the summary.
+        for line in summary.lines() {
+            eprintln!("{}", log_safe(line));
+        }
     }
 }
 
@@ -127,8 +130,12 @@ pub fn nothing_reviewed(review: &Review) -> String {
     if !review.nothing_reviewable() {
         return "every reviewer failed, so nothing was reviewed (the coverage gaps say why)".into();
     }
-    let files: Vec<String> =
-        review.not_reviewed.iter().filter(|n| !n.ignored).map(|n| format!("{} ({})", n.path, n.reason)).collect();
+    let files: Vec<String> = review
+        .not_reviewed
+        .iter()
+        .filter(|n| !n.ignored)
+        .map(|n| format!("{} ({})", log_safe(&n.path), n.reason))
+        .collect();
     format!(
         "nothing reviewable was left, so no reviewer ran: {}",
         if files.is_empty() { "no changed file could be shown to a model".to_string() } else { files.join("; ") }

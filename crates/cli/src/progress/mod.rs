@@ -7,6 +7,7 @@
 //! pipeline only emits events ([`gauntlet_review::progress`]); this module turns
 //! them into text.
 
+mod inert;
 mod live;
 mod tally;
 
@@ -16,6 +17,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
+pub use inert::log_safe;
 pub use tally::Tally;
 
 /// How progress is shown.

@@ -12,14 +12,19 @@ impl Masker {
     }
 
     /// Mask every text in `review` that a model wrote or that quotes the change:
-    /// findings (published and unverified), dropped findings, gaps and notes.
+    /// findings (published, minor and unverified), dropped findings, gaps and notes.
+    /// A list of findings the review gains later must be added here, or its text
+    /// reaches every report and the pull request unmasked.
     pub fn review(&self, review: &mut Review) {
-        for p in review.published.iter_mut().chain(review.unverified.iter_mut()) {
+        let findings = review.published.iter_mut().chain(review.minor.iter_mut()).chain(review.unverified.iter_mut());
+        for p in findings {
             self.published(p);
         }
         for d in &mut review.dropped {
             d.claim = self.written(&d.claim);
             d.detail = self.written(&d.detail);
+            // A finding dropped as ungrounded keeps the location as the model wrote it.
+            d.location = self.written(&d.location);
         }
         for g in &mut review.gaps {
             g.message = self.written(&g.message);

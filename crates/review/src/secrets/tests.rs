@@ -197,8 +197,18 @@ fn model_written_texts_of_a_review_are_masked() {
     p.evidence = format!("T = \"{token}\"");
     p.validator_evidence = format!("confirmed: {token}");
     review.unverified.push(p.clone());
+    review.minor.push(p.clone());
     review.published.push(p);
     review.notes.push(format!("note {token}"));
+    review.dropped.push(crate::finding::Dropped {
+        reason: crate::finding::DropReason::Ungrounded,
+        detail: "no such file".into(),
+        reviewer: "correctness".into(),
+        location: format!("{token}.py:1"),
+        claim: "c".into(),
+        severity: Severity::Low,
+        confidence: None,
+    });
     Masker::new(&[]).unwrap().review(&mut review);
     assert!(!format!("{review:?}").contains(&token[4..]), "{review:?}");
 }
