@@ -32,6 +32,7 @@ fn status(published: &[Published], verdict: Verdict) -> Status<'_> {
         standing: 0,
         undecided: vec![],
         incomplete: 0,
+        unfinished: vec![],
         notes: vec![],
         details_url: Some("https://github.example/o/r/actions/runs/7".into()),
     }

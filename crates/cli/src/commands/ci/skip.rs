@@ -58,6 +58,7 @@ fn status(min: Option<Severity>, standing: &[Standing], details_url: Option<Stri
         // (see `scope::decide`), so a skip has nothing undecided to report.
         undecided: Vec::new(),
         incomplete: 0,
+        unfinished: Vec::new(),
         notes: vec![note],
         details_url,
     }
