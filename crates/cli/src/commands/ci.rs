@@ -192,6 +192,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
             let standing = publish::unreviewed(&runtime, &poster, policy)?;
             let standing = if block.min.is_none() { Some(standing.unwrap_or_default()) } else { standing };
             if let Some(tally) = standing {
+                crate::outputs::not_written(outputs, "this head was reviewed already")?;
                 crate::progress::say!(
                     "gauntlet: skipped: {} was already reviewed with the same rules and config (--force reviews it again)",
                     short(last)
