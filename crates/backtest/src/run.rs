@@ -190,6 +190,7 @@ fn review_case(
         reviewer: Some(name),
         finding: None,
         message,
+        failed: true,
     }));
     let rule = MatchRule { tolerance: setup.tolerance, max_span: setup.max_span };
     result.gauntlet = Some(score_pipeline(case, &review, rule));

@@ -478,7 +478,7 @@ pub struct MergeArgs {
 }
 
 /// `gauntlet ci`: every `review` flag, plus what posting needs.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct CiArgs {
     #[command(flatten)]
     pub review: ReviewArgs,

@@ -75,14 +75,70 @@ fn folder(path: &Path) -> &Path {
 }
 
 /// Write every output but those `skip` leaves to its caller. Files are never
-/// coloured: escapes are for a terminal.
+/// coloured: escapes are for a terminal. A run that reviewed nothing (a skip, or
+/// no file a model could be shown) writes none of them (see [`not_written`]).
 pub fn write(outputs: &[Output], review: &Review, verbose: bool, skip: impl Fn(Format) -> bool) -> Result<()> {
+    let outputs: Vec<&Output> = outputs.iter().filter(|o| !skip(o.format)).collect();
+    if let Some(skipped) = &review.skipped {
+        return not_written(outputs, &format!("the run was skipped ({})", skipped.reason));
+    }
+    if review.nothing_reviewable() {
+        return not_written(outputs, "no changed file could be shown to a model");
+    }
     let opts = Options { verbose, color: false };
-    for out in outputs.iter().filter(|o| !skip(o.format)) {
+    for out in outputs {
         let text = gauntlet_report::render(review, out.format, &opts);
         crate::files::write_atomically(&out.path, &text)?;
     }
     Ok(())
+}
+
+/// The outputs of a run that reviewed nothing: none is written, and a file an
+/// earlier run left at the path is removed, each said on stderr with `why`. A
+/// report of such a run holds no finding, so it would read as a clean review
+/// (and an empty SARIF upload closes the code-scanning alerts that still stand);
+/// a missing file cannot be mistaken for one. (`gauntlet ci` writes its Code
+/// Quality report, which shows what stands, on its own: see [`one_codequality`].)
+pub fn not_written<'o>(outputs: impl IntoIterator<Item = &'o Output>, why: &str) -> Result<()> {
+    for out in outputs {
+        match std::fs::remove_file(&out.path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => bail!(
+                "--output {}={}: cannot remove the report an earlier run left there ({e}); remove it, or choose another path",
+                out.format,
+                out.path.display()
+            ),
+        }
+        eprintln!(
+            "gauntlet: --output {}={} was not written: {why}, and a report of a run that reviewed nothing would read as a clean review",
+            out.format,
+            out.path.display()
+        );
+    }
+    Ok(())
+}
+
+/// `gauntlet ci` with its Code Quality report named once, as `--codequality`:
+/// `--output codequality=PATH` is the same report, so it becomes `--codequality
+/// PATH`, and every run, one that reviewed nothing included, writes it the one
+/// way (findings people dismissed left out; what stands, on a run that reviewed
+/// nothing). Two destinations for it are refused.
+pub fn one_codequality(args: &crate::args::CiArgs) -> Result<crate::args::CiArgs> {
+    let mut args = args.clone();
+    let (quality, rest): (Vec<Output>, Vec<Output>) =
+        std::mem::take(&mut args.outputs.outputs).into_iter().partition(|o| o.format == Format::Codequality);
+    args.outputs.outputs = rest;
+    let mut paths: Vec<PathBuf> =
+        args.codequality.take().into_iter().chain(quality.into_iter().map(|o| o.path)).collect();
+    if paths.len() > 1 {
+        bail!(
+            "the Code Quality report is asked for {} times (--codequality and --output codequality= are the same report on `gauntlet ci`): name one PATH",
+            paths.len()
+        );
+    }
+    args.codequality = paths.pop();
+    Ok(args)
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@
 //! stateful fakes of GitHub, GitLab and Azure DevOps. With `--fail-on high` the
 //! job exits 4 and no host shows a pass; without it the run stays advisory but
 //! says it is incomplete; a re-run of the same head reviews again rather than
-//! skip what was never judged.
+//! skip what was never judged. A reviewer knocked off its contract, which leaves
+//! its share of the change unreviewed, makes the run incomplete the same way; a
+//! file left out by policy (binary, too large, ignored) does not.
 
 mod support;
 
@@ -44,11 +46,34 @@ struct Pipeline {
     host: fakes::Fake,
     model: wiremock::MockServer,
     fake: Fake,
+    /// `--reviewers`.
+    reviewers: &'static str,
 }
 
 impl Pipeline {
     async fn on(kind: Kind, broken: usize) -> Pipeline {
-        let dir = repo(&[("src/pay.py", BASE)], &[("src/pay.py", HEAD)]);
+        Pipeline::with(kind, scripts(broken), "correctness", &[("src/pay.py", HEAD)]).await
+    }
+
+    /// Two reviewers on the change, `correctness` knocked off its findings
+    /// contract: every answer of its session carries extra fields.
+    async fn failed_finder(kind: Kind) -> Pipeline {
+        let off = support::Script {
+            step: "find",
+            reviewer: Some("correctness"),
+            claim: None,
+            answers: vec![json!({"approved": true, "findings": []}).to_string()],
+        };
+        Pipeline::with(kind, vec![off], "correctness,security-privacy", &[("src/pay.py", HEAD)]).await
+    }
+
+    async fn with(
+        kind: Kind,
+        scripts: Vec<support::Script>,
+        reviewers: &'static str,
+        head: &[(&str, &str)],
+    ) -> Pipeline {
+        let dir = repo(&[("src/pay.py", BASE)], head);
         // Azure Pipelines names the target branch: the clone has it as fetched.
         git(dir.path(), &["update-ref", "refs/remotes/origin/main", "main"]);
         let head = git(dir.path(), &["rev-parse", "HEAD"]).trim().to_string();
@@ -58,13 +83,13 @@ impl Pipeline {
             Kind::Azure => fakes::azure::start(&head).await,
         };
         host.state().changed = vec!["src/pay.py".into()];
-        let (model, fake) = Fake::start(Wire::Anthropic, scripts(broken)).await;
+        let (model, fake) = Fake::start(Wire::Anthropic, scripts).await;
         let event = tempfile::NamedTempFile::new().unwrap();
         let base = git(dir.path(), &["rev-parse", "main"]);
         let e = json!({"pull_request": {"number": 1, "base": {"sha": base.trim()}, "head": {"sha": head},
                        "draft": false, "state": "open", "user": {"login": "alice"}}});
         std::fs::write(event.path(), e.to_string()).unwrap();
-        Pipeline { kind, dir, event, host, model, fake }
+        Pipeline { kind, dir, event, host, model, fake, reviewers }
     }
 
     fn report(&self) -> std::path::PathBuf {
@@ -107,7 +132,7 @@ impl Pipeline {
         };
         let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let report = self.report();
-        let mut all = vec!["ci", "--reviewers", "correctness"];
+        let mut all = vec!["ci", "--reviewers", self.reviewers];
         all.extend_from_slice(args);
         all.extend_from_slice(&["--codequality", report.to_str().unwrap()]);
         gauntlet_env(self.dir.path(), Wire::Anthropic, &self.model, &all, &env).await
@@ -258,4 +283,108 @@ async fn a_push_after_an_incomplete_run_reviews_the_whole_pull_request_again() {
     assert!(stderr.contains("reviewing 2 file(s)"), "src/pay.py is reviewed again, not only the push: {stderr}");
     assert_eq!(code, 3, "and its finding, judged this time, fails the job\n{stderr}");
     assert!(run.overview().contains("could not validate every candidate"), "{}", run.overview());
+}
+
+async fn a_reviewer_that_could_not_finish_makes_fail_on_incomplete_on(kind: Kind) {
+    let run = Pipeline::failed_finder(kind).await;
+    let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
+    assert_eq!(code, INCOMPLETE, "{kind:?}: a reviewer that never finished leaves its share unreviewed\n{stderr}");
+    assert!(stderr.contains("1 reviewer session(s) could not finish"), "{kind:?}: {stderr}");
+    assert!(stderr.contains("reviewer correctness (find):"), "{kind:?}: {stderr}");
+    match (kind, run.shown()) {
+        (Kind::GitHub, Some((conclusion, title))) => {
+            assert_eq!(conclusion, "failure", "a required check must not pass");
+            assert!(title.contains("incomplete: 0 findings; reviewer correctness could not finish"), "{title}");
+            let summary = run.host.state().check_runs.last().unwrap().summary.clone();
+            assert!(summary.contains("- reviewer correctness (find): "), "the summary says why: {summary}");
+        }
+        (Kind::Azure, Some((state, description))) => {
+            assert_eq!(state, "error", "{description}");
+            assert!(description.contains("incomplete") && description.contains("correctness"), "{description}");
+        }
+        (Kind::GitLab, None) => {}
+        (kind, shown) => panic!("{kind:?} showed {shown:?}"),
+    }
+    let overview = run.overview();
+    assert!(
+        overview.contains("This review is incomplete: 1 reviewer session(s) could not finish"),
+        "{kind:?}: {overview}"
+    );
+    assert!(overview.contains("reviewer correctness (find): "), "{kind:?}: the overview names it: {overview}");
+    assert!(overview.contains("contract"), "{kind:?}: and says why: {overview}");
+    assert!(run.host.errors().is_empty(), "{kind:?}: {:?}", run.host.errors());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn github_a_reviewer_knocked_off_its_contract_fails_the_check_run_as_incomplete() {
+    a_reviewer_that_could_not_finish_makes_fail_on_incomplete_on(Kind::GitHub).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_a_reviewer_knocked_off_its_contract_is_an_error_status_not_a_pass() {
+    a_reviewer_that_could_not_finish_makes_fail_on_incomplete_on(Kind::Azure).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gitlab_a_reviewer_knocked_off_its_contract_fails_the_job_as_incomplete() {
+    a_reviewer_that_could_not_finish_makes_fail_on_incomplete_on(Kind::GitLab).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_fail_on_a_reviewer_that_could_not_finish_leaves_the_run_advisory_but_incomplete() {
+    for kind in [Kind::GitHub, Kind::Azure] {
+        let run = Pipeline::failed_finder(kind).await;
+        let (code, _, stderr) = run.ci(&[]).await;
+        assert_eq!(code, 0, "{kind:?}: advisory\n{stderr}");
+        match (kind, run.shown()) {
+            (Kind::GitHub, Some((conclusion, title))) => {
+                assert_eq!(conclusion, "neutral");
+                assert!(
+                    title.contains("advisory, incomplete: 0 findings; reviewer correctness could not finish"),
+                    "{title}"
+                );
+            }
+            (Kind::Azure, Some((state, description))) => {
+                assert_eq!(state, "notApplicable");
+                assert!(description.contains("advisory, incomplete"), "{description}");
+            }
+            (kind, shown) => panic!("{kind:?} showed {shown:?}"),
+        }
+        assert!(run.overview().contains("This review is incomplete"), "{kind:?}: {}", run.overview());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rerun_after_a_reviewer_could_not_finish_reviews_the_head_again() {
+    let run = Pipeline::failed_finder(Kind::GitHub).await;
+    assert_eq!(run.ci(&["--fail-on", "high"]).await.0, INCOMPLETE);
+    let finds = run.fake.count("find");
+    let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
+    assert!(!stderr.contains("already reviewed"), "an unfinished head is never skipped: {stderr}");
+    assert!(run.fake.count("find") > finds, "the reviewers ran again");
+    assert_eq!(code, INCOMPLETE, "still knocked off, still incomplete\n{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_left_out_as_binary_does_not_make_a_clean_run_incomplete() {
+    let head = [("src/pay.py", HEAD), ("assets/logo.png", "\u{0}PNG\u{0}\u{1}binary\u{0}")];
+    let run = Pipeline::with(Kind::GitHub, Vec::new(), "correctness", &head).await;
+    run.host.state().changed = vec!["src/pay.py".into(), "assets/logo.png".into()];
+    let (code, _, stderr) = run.ci(&["--fail-on", "high"]).await;
+    assert_eq!(code, 0, "a file nobody can show a model is policy, not a failure\n{stderr}");
+    let (conclusion, title) = run.shown().unwrap();
+    assert_eq!(conclusion, "success", "{title}");
+    assert!(run.overview().contains("not reviewed: `assets/logo.png`"), "still listed: {}", run.overview());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_fail_on_exits_incomplete_when_a_reviewer_could_not_finish() {
+    let run = Pipeline::failed_finder(Kind::GitHub).await;
+    let args = ["review", "--fail-on", "high", "--reviewers", run.reviewers, "--format", "json"];
+    let (code, _, stderr) = support::gauntlet(run.dir.path(), Wire::Anthropic, &run.model, &args).await;
+    assert_eq!(code, INCOMPLETE, "{stderr}");
+    assert!(stderr.contains("reviewer correctness (find):"), "{stderr}");
+    let args = ["review", "--reviewers", run.reviewers, "--format", "json"];
+    let (code, _, stderr) = support::gauntlet(run.dir.path(), Wire::Anthropic, &run.model, &args).await;
+    assert_eq!(code, 0, "advisory without --fail-on\n{stderr}");
 }

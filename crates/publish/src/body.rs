@@ -599,8 +599,13 @@ mod overview_tests {
     }
 
     fn gappy() -> Review {
-        let gap =
-            Gap { step: "find".into(), reviewer: Some("security".into()), finding: None, message: "timed out".into() };
+        let gap = Gap {
+            step: "find".into(),
+            reviewer: Some("security".into()),
+            finding: None,
+            message: "timed out".into(),
+            failed: true,
+        };
         let skipped = NotReviewed { path: "src/big.rs".into(), reason: "too large".into(), ignored: false };
         Review { gaps: vec![gap], not_reviewed: vec![skipped], ..Review::default() }
     }

@@ -7,13 +7,14 @@
 //! Findings a person dismissed are never part of a status: the caller leaves
 //! them out of [`Status::findings`] and counts them in [`Status::dismissed`].
 //!
-//! A run that could not validate a candidate at or above the blocking severity
-//! is [`Verdict::Incomplete`], never passed: a provider outage, or a prompt that
-//! knocks the validator off its contract, must not turn a blocking finding into
-//! a green check.
+//! A run that could not validate a candidate at or above the blocking severity,
+//! or one where a reviewer session did not run to the end, is
+//! [`Verdict::Incomplete`], never passed: a provider outage, or a prompt that
+//! knocks the validator or a reviewer off its contract, must not turn a blocking
+//! finding (found, or never found) into a green check.
 
 use gauntlet_review::contract::Severity;
-use gauntlet_review::review::{Published, Undecided};
+use gauntlet_review::review::{Gap, Published, Undecided};
 
 /// The name every host shows the status under.
 pub const NAME: &str = "gauntlet";
@@ -28,8 +29,8 @@ pub enum Verdict {
     /// Blocking applied and some finding nobody dismissed reached its severity.
     Failed,
     /// Blocking applied, nothing failed the run, but a candidate at or above its
-    /// severity could not be validated either way: the run cannot tell whether it
-    /// passes, so it does not.
+    /// severity could not be validated either way, or a reviewer session did not
+    /// run to the end: the run cannot tell whether it passes, so it does not.
     Incomplete,
     /// No review ran: the CI system gave this run no model key by design (a pull
     /// request from a fork). With blocking asked for (`blocking`), that cannot
@@ -90,6 +91,10 @@ pub struct Status<'a> {
     /// `fail_on` that may block, or, when advisory, all of them (which then make
     /// the headline say the review is incomplete).
     pub incomplete: usize,
+    /// Reviewer sessions that did not run to the end (see
+    /// [`gauntlet_review::review::Gap::failed`]) and keep the run from passing, or,
+    /// when advisory, make the headline say the review is incomplete.
+    pub unfinished: Vec<&'a Gap>,
     /// Lines about the run a reader of the status should know (an incremental
     /// review, say). gauntlet's own words only, never model text.
     pub notes: Vec<String>,
@@ -113,6 +118,7 @@ impl Status<'_> {
     pub fn headline(&self) -> String {
         let n = self.findings.len();
         let findings = if n == 1 { "1 finding".to_string() } else { format!("{n} findings") };
+        let unfinished = self.unfinished_words();
         match (self.verdict, self.fail_on) {
             (Verdict::NotReviewed { .. }, Some(min)) => {
                 format!("not reviewed, so not passed: no model key reached this run (--fail-on {})", min.as_str())
@@ -125,17 +131,21 @@ impl Status<'_> {
                     1 => ", and 1 of an earlier run that still stands".to_string(),
                     s => format!(", and {s} of earlier runs that still stand"),
                 };
-                let more = match self.incomplete {
+                let mut more = match self.incomplete {
                     0 => String::new(),
                     i => format!("; {i} more at or above {min} could not be validated"),
                 };
+                if let Some(words) = &unfinished {
+                    more.push_str(&format!("; {words}"));
+                }
                 format!("failed: {} of {findings} at or above {min}{earlier}{more} (--fail-on)", self.blocking())
             }
-            (Verdict::Incomplete, Some(min)) => format!(
-                "incomplete: {findings}; {} at or above {} could not be validated, so the run cannot pass (--fail-on)",
-                self.incomplete,
-                min.as_str()
-            ),
+            (Verdict::Incomplete, Some(min)) => {
+                let undecided = (self.incomplete > 0)
+                    .then(|| format!("{} at or above {} could not be validated", self.incomplete, min.as_str()));
+                let why: Vec<String> = undecided.into_iter().chain(unfinished).collect();
+                format!("incomplete: {findings}; {}, so the run cannot pass (--fail-on)", why.join(" and "))
+            }
             (Verdict::Passed, Some(min)) if self.held_back > 0 => format!(
                 "passed: {findings}; {} at or above {} raised only by reviewers below the bar (--fail-on)",
                 self.held_back,
@@ -152,11 +162,26 @@ impl Status<'_> {
                     min.as_str()
                 )
             }
-            _ if self.incomplete > 0 => format!(
-                "advisory, incomplete: {findings}; {} could not be validated either way; nothing blocks without --fail-on",
-                self.incomplete
-            ),
+            _ if self.incomplete > 0 || unfinished.is_some() => {
+                let undecided =
+                    (self.incomplete > 0).then(|| format!("{} could not be validated either way", self.incomplete));
+                let why: Vec<String> = undecided.into_iter().chain(unfinished).collect();
+                format!("advisory, incomplete: {findings}; {}; nothing blocks without --fail-on", why.join("; "))
+            }
             _ => format!("advisory: {findings}; nothing blocks without --fail-on"),
+        }
+    }
+
+    /// `reviewer NAME could not finish` (`reviewers A, B could not finish`), or
+    /// `None` when every reviewer session ran to the end.
+    fn unfinished_words(&self) -> Option<String> {
+        let mut names: Vec<&str> =
+            self.unfinished.iter().map(|g| g.reviewer.as_deref().unwrap_or("(unnamed)")).collect();
+        names.dedup();
+        match names.as_slice() {
+            [] => None,
+            [one] => Some(format!("reviewer {one} could not finish")),
+            many => Some(format!("reviewers {} could not finish", many.join(", "))),
         }
     }
 
@@ -176,9 +201,26 @@ impl Status<'_> {
                 names.join("\n")
             ));
         }
+        if !self.unfinished.is_empty() {
+            let names: Vec<String> = self.unfinished.iter().map(|g| unfinished_line(g)).collect();
+            lines.push(format!(
+                "Reviewers that could not finish, so their share of the change was not reviewed (run the job again):\n{}",
+                names.join("\n")
+            ));
+        }
         lines.extend(self.notes.iter().cloned());
         lines
     }
+}
+
+/// One reviewer session that did not finish, in a list item: its reviewer, its
+/// step and why, escaped as Markdown and cut to one line (the why is an error's
+/// text, which may quote what a provider or a model sent).
+fn unfinished_line(g: &Gap) -> String {
+    let md = gauntlet_report::markdown::text;
+    let who = g.reviewer.as_deref().unwrap_or("(unnamed)");
+    let why = gauntlet_report::plain::line(&g.message, 300);
+    format!("- reviewer {} ({}): {}", md(who), md(&g.step), md(&why))
 }
 
 /// One candidate in a list item: severity, place and reviewer, never its claim

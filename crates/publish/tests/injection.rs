@@ -105,7 +105,7 @@ fn the_overview_carries_hostile_text_only_escaped_under_gauntlets_own_marker() {
         let finding = hostile_finding(&text);
         let review = Review {
             unverified: vec![finding.clone()],
-            gaps: vec![Gap { step: "find".into(), reviewer: None, finding: None, message: text.clone() }],
+            gaps: vec![Gap { step: "find".into(), reviewer: None, finding: None, message: text.clone(), failed: true }],
             ..Review::default()
         };
         let marker = plain_marker();

@@ -96,6 +96,7 @@ fn status(published: &[gauntlet_review::review::Published]) -> Status<'_> {
         standing: 0,
         undecided: vec![],
         incomplete: 0,
+        unfinished: vec![],
         notes: vec!["Incremental review.".into()],
         details_url: Some("https://github.com/o/r/actions/runs/1".into()),
     }

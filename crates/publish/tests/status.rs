@@ -32,6 +32,7 @@ fn status(published: &[Published], verdict: Verdict) -> Status<'_> {
         standing: 0,
         undecided: vec![],
         incomplete: 0,
+        unfinished: vec![],
         notes: vec![],
         details_url: Some("https://github.example/o/r/actions/runs/7".into()),
     }
@@ -246,4 +247,36 @@ async fn a_run_that_could_not_validate_a_blocking_candidate_says_so_and_never_pa
         failed.headline(),
         "failed: 1 of 1 finding at or above high; 1 more at or above high could not be validated (--fail-on)"
     );
+}
+
+#[test]
+fn a_run_where_a_reviewer_could_not_finish_names_it_in_every_headline() {
+    let gap = gauntlet_review::review::Gap {
+        step: "find".into(),
+        reviewer: Some("correctness".into()),
+        finding: None,
+        message: "the answer broke the findings contract twice".into(),
+        failed: true,
+    };
+    let none: Vec<Published> = Vec::new();
+    let both =
+        Status { undecided: undecided(), incomplete: 1, unfinished: vec![&gap], ..status(&none, Verdict::Incomplete) };
+    assert_eq!(
+        both.headline(),
+        "incomplete: 0 findings; 1 at or above high could not be validated and reviewer correctness could not finish, \
+         so the run cannot pass (--fail-on)"
+    );
+    assert!(
+        both.lines().iter().any(|l| l.contains("- reviewer correctness (find): the answer broke")),
+        "{:?}",
+        both.lines()
+    );
+    let published = findings(1);
+    let failed = Status { unfinished: vec![&gap, &gap], ..status(&published, Verdict::Failed) };
+    assert_eq!(
+        failed.headline(),
+        "failed: 1 of 1 finding at or above high; reviewer correctness could not finish (--fail-on)"
+    );
+    let advisory = Status { unfinished: vec![&gap], ..status(&none, Verdict::Advisory) };
+    assert!(advisory.headline().starts_with("advisory, incomplete: 0 findings; reviewer correctness could not finish"));
 }

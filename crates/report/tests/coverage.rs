@@ -30,6 +30,7 @@ fn validation_gap(finding: &str) -> Gap {
         reviewer: Some("correctness".into()),
         finding: Some(finding.into()),
         message: "the answer broke the verdict contract twice: `verdict` must be survives or disproved".into(),
+        failed: false,
     }
 }
 

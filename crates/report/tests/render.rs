@@ -135,6 +135,7 @@ fn full() -> Review {
             reviewer: Some("error-handling".into()),
             finding: None,
             message: "provider error: 529 overloaded (after 3 attempts)".into(),
+            failed: true,
         }],
         funnel: Funnel { candidates: 9, grounded: 6, clustered: 5, survived: 3, published: 2, minor: 0 },
         validator_sessions: gauntlet_review::review::Sessions { run: 6, saved: 1, rechecked: false },

@@ -30,7 +30,7 @@ fn finding(location: &str, raised_by: &[&str], inline: bool) -> Published {
 }
 
 fn gap(reviewer: &str, message: &str) -> Gap {
-    Gap { step: "find".into(), reviewer: Some(reviewer.into()), finding: None, message: message.into() }
+    Gap { step: "find".into(), reviewer: Some(reviewer.into()), finding: None, message: message.into(), failed: true }
 }
 
 fn review() -> Review {

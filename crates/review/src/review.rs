@@ -105,6 +105,13 @@ impl Review {
         });
         unverified.chain(failed).collect()
     }
+
+    /// The reviewer sessions that did not run to the end (see [`Gap::failed`]):
+    /// what they would have found is unknown, so `gauntlet ci --fail-on` never
+    /// passes a run holding one, whatever else it found.
+    pub fn failed_sessions(&self) -> Vec<&Gap> {
+        self.gaps.iter().filter(|g| g.failed).collect()
+    }
 }
 
 /// A candidate that could not be validated either way (see [`Review::undecided`]).
@@ -217,6 +224,14 @@ pub struct Gap {
     /// The finding concerned, for validation gaps.
     pub finding: Option<String>,
     pub message: String,
+    /// The unit did not run to the end, so its reviewer's share of the change
+    /// went unreviewed: a reviewer session that failed (a provider error, answers
+    /// off the contract), or a reviewer left out because its context could not be
+    /// gathered. A session that answered after spending its tool steps, or a
+    /// re-check whose first answer stands, finished. (A failed validation is a
+    /// gap too, but its candidate is [`Review::undecided`].)
+    #[serde(skip)]
+    pub failed: bool,
 }
 
 /// Longest claim quoted in a gap's message.
@@ -307,6 +322,7 @@ mod tests {
             reviewer: Some("correctness".into()),
             finding: finding.map(str::to_string),
             message: "the answer broke the verdict contract twice".into(),
+            failed: false,
         }
     }
 

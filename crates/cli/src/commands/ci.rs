@@ -8,8 +8,9 @@
 //! unless `--fail-on` makes findings blocking. After the comments, the run's
 //! verdict goes where the host shows one (see [`status`]); findings a person
 //! dismissed never count toward it, nor toward the exit code. A candidate at or
-//! above `--fail-on` that could not be validated either way makes the run
-//! incomplete (exit [`INCOMPLETE`], a status that is not a pass), never passed.
+//! above `--fail-on` that could not be validated either way, or a reviewer
+//! session that did not finish, makes the run incomplete (exit [`INCOMPLETE`], a
+//! status that is not a pass), never passed (see [`incomplete`]).
 
 use crate::args::CiArgs;
 use crate::ci_env::{self, BaseRef, CiContext, HostConfig};
@@ -23,11 +24,13 @@ use gauntlet_report::{Format, Options};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Severity;
 use gauntlet_review::review::{Published, Undecided};
+use incomplete::{Incomplete, incomplete};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::process::ExitCode;
 
 pub(crate) mod earned;
+mod incomplete;
 mod keyless;
 mod publish;
 mod scope;
@@ -47,7 +50,8 @@ pub const BLOCKING: u8 = 3;
 
 /// Exit code when nothing published fails the job, but a candidate at or above
 /// `--fail-on` could not be validated either way (the validator failed on it, or
-/// its disproof could not be checked): the review is incomplete, not passed.
+/// its disproof could not be checked), or a reviewer session did not run to the
+/// end: the review is incomplete, not passed.
 pub const INCOMPLETE: u8 = 4;
 
 pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: bool) -> Result<ExitCode> {
@@ -213,6 +217,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
             let standing = publish::unreviewed(&runtime, &poster, policy)?;
             let standing = if block.min.is_none() { Some(standing.unwrap_or_default()) } else { standing };
             if let Some(tally) = standing {
+                crate::outputs::not_written(outputs, "this head was reviewed already")?;
                 crate::progress::say!(
                     "gauntlet: skipped: {} was already reviewed with the same rules and config (--force reviews it again)",
                     short(last)
@@ -265,7 +270,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         digest: config_digest,
         model,
         mode_note,
-        incomplete_note: incomplete_note(&incomplete, block.min),
+        incomplete_note: incomplete::note(&incomplete, block.min),
         cap: args.max_comments,
         suggest,
         policy,
@@ -276,7 +281,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
     publish::summary(&ctx, &review, &posted)?;
     let may_block = |p: &Published| block.counts(p);
     let standing: &[gauntlet_publish::Standing] = if block.counts_standing() { &tally.standing } else { &[] };
-    let blocks = status::Blocks { min: block.min, may_block: &may_block, incomplete: incomplete.len() };
+    let blocks = status::Blocks { min: block.min, may_block: &may_block, incomplete: &incomplete };
     let run_status = status::build(&review, &tally.dismissed, &blocks, standing, &scope, ctx.details_url.clone());
     status::report(&runtime, &poster, &review.head, &run_status);
     let codequality = outputs.iter().filter(|o| o.format == Format::Codequality).map(|o| o.path.as_path());
@@ -292,7 +297,7 @@ pub fn run(git: &Git, config: Option<&Path>, args: &CiArgs, env: &Env, is_tty: b
         Err(_) => "nothing was posted to the pull request",
     };
     crate::interrupt::check(state)?;
-    Ok(exit_code(&review.published, &block, &tally, &incomplete))
+    Ok(exit_code_of(&review.published, &block, &tally, &incomplete))
 }
 
 /// What fails the job. The exit code, the GitHub check run's conclusion and the
@@ -323,6 +328,13 @@ impl Blocking {
     /// severity aside): the rule [`Blocking::counts`] applies to findings.
     fn counts_undecided(&self, u: &Undecided<'_>) -> bool {
         self.earned.as_ref().is_none_or(|e| e.may_block(&u.reviewers()))
+    }
+
+    /// Whether a finding `reviewer` raised could fail the job (its severity
+    /// aside): whether its session not finishing keeps the run from passing.
+    fn counts_reviewer(&self, reviewer: Option<&str>) -> bool {
+        let raised: Vec<String> = reviewer.map(str::to_string).into_iter().collect();
+        self.earned.as_ref().is_none_or(|e| e.may_block(&raised))
     }
 
     /// Findings of earlier runs that still stand count whenever blocking applies:
@@ -362,7 +374,7 @@ fn skipped(review: &Review, format: Format, opts: &Options) -> Result<ExitCode> 
 pub(crate) fn fail_on(review: &Review, min: Severity) -> ExitCode {
     let block = Blocking { min: Some(min), earned: None };
     let incomplete = incomplete(review, &block);
-    exit_code(&review.published, &block, &publish::Tally::default(), &incomplete)
+    exit_code_of(&review.published, &block, &publish::Tally::default(), &incomplete)
 }
 
 pub(crate) fn severity(text: &str) -> Result<Severity> {
@@ -374,56 +386,29 @@ pub(crate) fn severity(text: &str) -> Result<Severity> {
     }
 }
 
-/// The candidates that could not be validated either way and keep this run from
-/// passing: with blocking, those at or above its severity that could have failed
-/// the job had they been published; when advisory, every one (nothing fails the
-/// job then, but the status says the review is incomplete).
-fn incomplete<'r>(review: &'r Review, block: &Blocking) -> Vec<Undecided<'r>> {
-    let undecided = review.undecided().into_iter();
-    match block.min {
-        None => undecided.collect(),
-        Some(min) => undecided.filter(|u| u.severity.weight() >= min.weight() && block.counts_undecided(u)).collect(),
-    }
-}
-
-/// `severity finding at LOCATION (reviewer NAME)`, joined by `; `: which
-/// candidates could not be validated, in gauntlet's words (no claim).
-fn name_undecided(undecided: &[Undecided<'_>]) -> String {
-    let one =
-        |u: &Undecided<'_>| format!("{} finding at {} (reviewer {})", u.severity.as_str(), u.location, u.reviewer);
-    undecided.iter().map(one).collect::<Vec<_>>().join("; ")
-}
-
-/// What the overview says of an incomplete review, or `None` when every
-/// candidate was validated.
-fn incomplete_note(undecided: &[Undecided<'_>], min: Option<Severity>) -> Option<String> {
-    if undecided.is_empty() {
-        return None;
-    }
-    let n = undecided.len();
-    let what = match min {
-        Some(min) => format!(
-            "{n} candidate finding(s) at or above `{}` could not be validated either way, so this run cannot pass",
-            min.as_str()
-        ),
-        None => format!("{n} candidate finding(s) could not be validated either way"),
-    };
-    Some(format!(
-        "This review is incomplete: {what}: {}. Each is quoted below; run the job again to validate them, or check them by hand.",
-        name_undecided(undecided)
-    ))
-}
-
 /// Advisory (0) unless blocking applies at a severity (see [`Blocking`]) some
 /// published finding reaches, or some finding of an earlier run that still stands
 /// (`tally`); findings a person dismissed never count. When nothing else fails
 /// the job, a candidate at or above the severity that could not be validated
-/// (`incomplete`) makes the run incomplete: [`INCOMPLETE`], never a pass.
+/// (`undecided`) makes the run incomplete: [`INCOMPLETE`], never a pass. A run
+/// that reviewed nothing has no session that could fail; see [`exit_code_of`].
 fn exit_code(
     published: &[Published],
     block: &Blocking,
     tally: &publish::Tally,
-    incomplete: &[Undecided<'_>],
+    undecided: &[Undecided<'_>],
+) -> ExitCode {
+    let incomplete = Incomplete { undecided: undecided.to_vec(), failed: Vec::new() };
+    exit_code_of(published, block, tally, &incomplete)
+}
+
+/// [`exit_code`] of a run that reviewed: a reviewer session that did not finish
+/// (`incomplete.failed`) makes it incomplete too.
+fn exit_code_of(
+    published: &[Published],
+    block: &Blocking,
+    tally: &publish::Tally,
+    incomplete: &Incomplete<'_>,
 ) -> ExitCode {
     let Some(min) = block.min else { return ExitCode::SUCCESS };
     let (earned, below): (Vec<&Published>, Vec<&Published>) =
@@ -458,12 +443,19 @@ fn exit_code(
         );
     }
     let blocking = blocking.len() + earlier;
-    if !incomplete.is_empty() {
+    if !incomplete.undecided.is_empty() {
         eprintln!(
             "gauntlet: the review is incomplete: {} candidate finding(s) at or above `{}` could not be validated either way: {}",
-            incomplete.len(),
+            incomplete.undecided.len(),
             min.as_str(),
-            gauntlet_report::plain::line(&name_undecided(incomplete), 4_000)
+            gauntlet_report::plain::line(&incomplete::name_undecided(&incomplete.undecided), 4_000)
+        );
+    }
+    if !incomplete.failed.is_empty() {
+        eprintln!(
+            "gauntlet: the review is incomplete: {} reviewer session(s) could not finish, so their share of the change was not reviewed: {}",
+            incomplete.failed.len(),
+            gauntlet_report::plain::line(&incomplete::name_failed(&incomplete.failed), 4_000)
         );
     }
     if blocking == 0 && incomplete.is_empty() {
@@ -471,7 +463,7 @@ fn exit_code(
     }
     if blocking == 0 {
         eprintln!(
-            "gauntlet: failing the job as incomplete (exit {INCOMPLETE}): run it again to validate them, or check them by hand"
+            "gauntlet: failing the job as incomplete (exit {INCOMPLETE}): run it again to finish the review, or check what it names by hand"
         );
         return ExitCode::from(INCOMPLETE);
     }
@@ -546,62 +538,5 @@ pub(crate) fn base_commit(git: &Git, base: &BaseRef) -> Result<String> {
                 .with_context(|| format!("fetching the target branch `{branch}`"))?;
             git.try_resolve("FETCH_HEAD")?.with_context(|| format!("the target branch `{branch}` did not fetch"))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use gauntlet_publish::earned::{Bar, Earned};
-    use gauntlet_publish::outcome::Tally;
-    use gauntlet_review::finding::{DropReason, Dropped};
-
-    /// Two candidates whose validation failed: a high one by `security`, a
-    /// medium one by `correctness`.
-    fn review() -> Review {
-        let failed = |severity: Severity, reviewer: &str, location: &str| Dropped {
-            reason: DropReason::NotValidated,
-            detail: "the model broke the answer contract twice".into(),
-            reviewer: reviewer.into(),
-            location: location.into(),
-            claim: "The refund is paid twice.".into(),
-            severity,
-            confidence: None,
-        };
-        let dropped =
-            vec![failed(Severity::High, "security", "src/pay.py:2"), failed(Severity::Medium, "correctness", "a.py:1")];
-        Review { dropped, ..Review::default() }
-    }
-
-    fn at(undecided: &[Undecided<'_>]) -> Vec<String> {
-        undecided.iter().map(|u| u.location.to_string()).collect()
-    }
-
-    #[test]
-    fn only_undecided_candidates_that_could_have_failed_the_job_make_it_incomplete() {
-        let review = review();
-        let fail_on = |min| Blocking { min, earned: None };
-        assert_eq!(at(&incomplete(&review, &fail_on(Some(Severity::High)))), ["src/pay.py:2"]);
-        assert_eq!(at(&incomplete(&review, &fail_on(Some(Severity::Medium)))), ["src/pay.py:2", "a.py:1"]);
-        assert_eq!(at(&incomplete(&review, &fail_on(None))), ["src/pay.py:2", "a.py:1"], "advisory names them all");
-
-        // Earned blocking: `correctness` met the bar on its own findings, `security` did not.
-        let bar = Bar { window: 10, min_precision: 0.5, min_findings: 1 };
-        let good = Tally { fixed: 3, ..Tally::default() };
-        let reviewers = [("correctness".to_string(), good)].into_iter().collect();
-        let earned = Earned { bar, overall: good, reviewers };
-        let block = Blocking { min: Some(Severity::Medium), earned: Some(earned) };
-        assert_eq!(at(&incomplete(&review, &block)), ["a.py:1"], "as a finding of `security` would not block");
-    }
-
-    #[test]
-    fn the_overview_note_names_each_candidate_without_its_claim() {
-        let review = review();
-        let undecided = review.undecided();
-        assert_eq!(incomplete_note(&[], Some(Severity::High)), None);
-        let note = incomplete_note(&undecided[..1], Some(Severity::High)).unwrap();
-        assert!(note.starts_with("This review is incomplete: 1 candidate finding(s) at or above `high`"), "{note}");
-        assert!(note.contains("high finding at src/pay.py:2 (reviewer security)"), "{note}");
-        assert!(!note.contains("paid twice"), "{note}");
     }
 }

@@ -401,6 +401,8 @@ impl Prepared {
             reviewer: Some(name.clone()),
             finding: None,
             message: message.clone(),
+            // The reviewer was left out: none of the change was shown to it.
+            failed: true,
         }));
         if let Some(note) = crate::offline::tiny_model_note(&review.provider) {
             say!("gauntlet: note: {note}");

@@ -178,5 +178,6 @@ pub(crate) fn step_limit_gap(step: &str, reviewer: &str, finding: Option<&str>, 
             "the session used all {max_steps} tool steps and still wanted to read more; \
              it answered from what it had read (`{setting}` allows more)"
         ),
+        failed: false,
     }
 }

@@ -235,6 +235,7 @@ async fn recheck(ctxs: &[Ctx<'_>], groups: &[Group], outcomes: &mut [Outcome], r
                     reviewer: Some(first.finding.reviewer.clone()),
                     finding: Some(groups[k].cluster.members[i].id.clone()),
                     message: format!("the stricter re-check did not run ({message}); the first answer stands"),
+                    failed: false,
                 });
             }
             result => {
@@ -287,6 +288,8 @@ fn settle(groups: &[Group], outcomes: Vec<Outcome>, review: &mut Review) -> Vec<
                     reviewer: Some(f.reviewer.clone()),
                     finding: Some(f.id.clone()),
                     message,
+                    // Its candidate is undecided, and counted as such.
+                    failed: false,
                 });
             }
         }

@@ -330,7 +330,13 @@ pub async fn run(input: &Input<'_>, models: &Models, opts: &Options) -> Review {
             }
             Err(message) => {
                 review.find_failures += 1;
-                review.gaps.push(Gap { step: "find".into(), reviewer: Some(outcome.reviewer), finding: None, message })
+                review.gaps.push(Gap {
+                    step: "find".into(),
+                    reviewer: Some(outcome.reviewer),
+                    finding: None,
+                    message,
+                    failed: true,
+                })
             }
         }
         review.notes.extend(outcome.note);

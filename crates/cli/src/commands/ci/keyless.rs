@@ -98,6 +98,7 @@ pub fn not_reviewed(
         standing: 0,
         undecided: Vec::new(),
         incomplete: 0,
+        unfinished: Vec::new(),
         notes: vec![format!("{why}.")],
         details_url: ctx.details_url.clone(),
     };

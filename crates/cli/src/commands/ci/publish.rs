@@ -124,7 +124,8 @@ pub fn post(
         held: None,
         era: Some(gauntlet_publish::marker::era_tag(target.prepared.all_rules_version(), &target.model)),
         gone: Vec::new(),
-        incomplete: !review.undecided().is_empty(),
+        // Either leaves part of the change unjudged: the next run reviews it all again.
+        incomplete: !review.undecided().is_empty() || !review.failed_sessions().is_empty(),
         open: None,
     };
     let since_last = since_last(target.git, existing, &review.head);

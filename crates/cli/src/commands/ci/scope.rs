@@ -61,13 +61,14 @@ fn ensure(git: &Git, what: &str, sha: &str) -> Result<()> {
 /// Incremental unless `full`, there is no earlier run the pipeline can take as
 /// its own ([`Existing::marker`]: a forged or edited overview names no head), its
 /// head is no longer an ancestor of this one (a force-push rewrote the branch), or
-/// it could not validate every candidate: what it left undecided is judged again,
+/// it did not finish (a candidate it could not validate, a reviewer session that
+/// failed): what it left undecided or unreviewed is judged again,
 /// whether this is a re-run of the same head or a later push that leaves its file alone.
 pub fn decide(git: &Git, existing: Option<&Existing>, head: &str, full: bool) -> Scope {
     let Some(marker) = existing.and_then(Existing::marker) else { return Scope::Full { note: None } };
     if marker.incomplete {
         let note = format!(
-            "The last run (at {}) could not validate every candidate finding, so the whole pull request was reviewed again.",
+            "The last run (at {}) could not validate every candidate finding or a reviewer could not finish, so the whole pull request was reviewed again.",
             short(&marker.head)
         );
         return Scope::Full { note: Some(note) };

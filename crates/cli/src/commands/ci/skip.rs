@@ -81,6 +81,7 @@ fn status(
         // (see `scope::decide`), so a skip has nothing undecided to report.
         undecided: Vec::new(),
         incomplete: 0,
+        unfinished: Vec::new(),
         notes: vec![note],
         details_url,
     }

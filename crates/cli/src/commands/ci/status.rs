@@ -22,25 +22,26 @@ pub fn counted<'r>(review: &'r Review, dismissed: &BTreeSet<String>) -> Vec<&'r 
 
 /// How this run blocks: the severity that fails it (`None`: advisory), which
 /// findings may fail it (`may_block`: under earned blocking, those a reviewer
-/// that met the bar raised), and how many candidates that could not be validated
-/// keep it from passing (see [`super::incomplete`]).
-pub struct Blocks<'a> {
+/// that met the bar raised), and what keeps it from passing: candidates that
+/// could not be validated, reviewer sessions that did not finish (see
+/// [`super::incomplete`]).
+pub struct Blocks<'a, 'r> {
     pub min: Option<Severity>,
     pub may_block: &'a dyn Fn(&Published) -> bool,
-    pub incomplete: usize,
+    pub incomplete: &'a super::Incomplete<'r>,
 }
 
 /// What the run decided: advisory unless blocking applies, then failed when a
 /// finding nobody dismissed that may block reaches the severity, incomplete when
-/// none does but a candidate at or above it could not be validated either way,
-/// and passed otherwise.
-pub fn verdict(findings: &[&Published], block: &Blocks<'_>) -> Verdict {
+/// none does but a candidate at or above it could not be validated either way or
+/// a reviewer session did not finish, and passed otherwise.
+pub fn verdict(findings: &[&Published], block: &Blocks<'_, '_>) -> Verdict {
     match block.min {
         None => Verdict::Advisory,
         Some(min) if findings.iter().any(|p| p.severity.weight() >= min.weight() && (block.may_block)(p)) => {
             Verdict::Failed
         }
-        Some(_) if block.incomplete > 0 => Verdict::Incomplete,
+        Some(_) if !block.incomplete.is_empty() => Verdict::Incomplete,
         Some(_) => Verdict::Passed,
     }
 }
@@ -51,7 +52,7 @@ pub fn verdict(findings: &[&Published], block: &Blocks<'_>) -> Verdict {
 pub fn build<'r>(
     review: &'r Review,
     dismissed: &BTreeSet<String>,
-    block: &Blocks<'_>,
+    block: &Blocks<'_, 'r>,
     standing: &[gauntlet_publish::Standing],
     scope: &Scope,
     details_url: Option<String>,
@@ -87,7 +88,8 @@ pub fn build<'r>(
         standing: earlier,
         findings,
         undecided: review.undecided(),
-        incomplete: block.incomplete,
+        incomplete: block.incomplete.undecided.len(),
+        unfinished: block.incomplete.failed.clone(),
         notes,
         details_url,
     }
@@ -161,6 +163,7 @@ mod tests {
             standing: 0,
             undecided: Vec::new(),
             incomplete: 0,
+            unfinished: Vec::new(),
             notes: Vec::new(),
             details_url: None,
         }
