@@ -83,7 +83,7 @@ pub(super) fn has_body_run(text: &str) -> bool {
 fn core(line: &str) -> &str {
     let mut s = line;
     loop {
-        let t = s.trim_matches(|c: char| c.is_whitespace() || "\"'`,+;()[]\\".contains(c));
+        let t = s.trim_matches(|c: char| c.is_whitespace() || "\"'`,+;:.()[]\\".contains(c));
         let t = t.strip_suffix("\\n").or_else(|| t.strip_suffix("\\r")).unwrap_or(t);
         if t.len() == s.len() {
             return t;
@@ -96,15 +96,45 @@ fn all_base64(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(is_base64)
 }
 
-/// A line that is a key's body line with no armour in view.
-fn lone_body(line: &str) -> bool {
-    let c = core(line);
-    c.len() >= BODY_WIDTH
-        && all_base64(c)
+/// Base64 of a key's randomness: upper case, lower case and digits, at high
+/// entropy.
+fn random_base64(c: &str) -> bool {
+    all_base64(c)
         && [u8::is_ascii_uppercase, u8::is_ascii_lowercase, u8::is_ascii_digit]
             .iter()
             .all(|class| c.bytes().any(|b| class(&b)))
         && super::entropy(c) > BODY_ENTROPY
+}
+
+/// A line that is a key's body line with no armour in view.
+fn lone_body(line: &str) -> bool {
+    let c = core(line);
+    c.len() >= BODY_WIDTH && random_base64(c)
+}
+
+/// The widths of a body line (PEM and PGP, OpenSSH): a word of exactly this
+/// many such characters among other words (prose quoting one line of a key) is
+/// one too. Other widths are left alone there: an ed25519 public key is 68.
+const BODY_LINE_WIDTHS: [usize; 2] = [64, 70];
+
+/// `line` with each word that is a key's body line masked, and the hit; `None`
+/// where it holds no such word.
+pub(super) fn body_words(line: &str) -> Option<(String, Vec<Hit>)> {
+    let mut out = String::new();
+    let mut last = 0;
+    for word in line.split_ascii_whitespace() {
+        let c = core(word);
+        if BODY_LINE_WIDTHS.contains(&c.len()) && random_base64(c) {
+            let at = c.as_ptr() as usize - line.as_ptr() as usize;
+            out.push_str(&line[last..at]);
+            out.push_str(&placeholder(PRIVATE_KEY));
+            last = at + c.len();
+        }
+    }
+    (last > 0).then(|| {
+        out.push_str(&line[last..]);
+        (out, hit("a key's body line"))
+    })
 }
 
 fn hit(redacted: &str) -> Vec<Hit> {
@@ -174,8 +204,8 @@ mod tests {
     // Lines of a key's body, built at run time so no key-shaped text is committed.
     fn body() -> [String; 3] {
         [
-            ["MIIEowIBAAKCAQEAu1SU1Lf", "VLPHCozMxH2Mo4lgOEePzNm0t", "RgeLezV6ffAt0gunVTLw"].concat(),
-            ["7onLRnrq0/IzW7yWR7QkrmBL", "7jTKEn5u+qKhbwKfBstIs+bMY2", "Zkp18gnTxKLxoS2tFc"].concat(),
+            ["MIIEowIBAAKCAQEAu1SU1Lf", "VLPHCozMxH2Mo4lgOEePzNm0t", "RgeLezV6ffAt0gun"].concat(),
+            ["7onLRnrq0/IzW7yWR7QkrmBL", "7jTKEn5u+qKhbwKfBstIs+bMY2", "Zkp18gnTxKLxoS"].concat(),
             ["Zq9/0wH", "t5Kc=="].concat(),
         ]
     }
@@ -245,6 +275,18 @@ mod tests {
         assert_eq!(out, format!("[masked private-key]\n[masked private-key]\n[masked private-key]\n{end}\n"));
         let out = masked(&format!("    \"{b}\\n\" +\n    \"{a}\\n\" +\n    \"{c}\\n\" +\n    \"{end}\";\n"));
         assert!(out.ends_with(&format!("    \"{end}\";\n")), "{out}");
+    }
+
+    #[test]
+    fn a_body_line_quoted_in_prose_is_masked() {
+        let [a, b, _] = body();
+        let text = format!("The file holds {a} and `{b}`.\n");
+        let (out, hits) = Masker::new(&[]).unwrap().text(&text);
+        assert_eq!(out, "The file holds [masked private-key] and `[masked private-key]`.\n");
+        assert_eq!(hits.len(), 1);
+        let ed25519 =
+            ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI", "Hq3mT9kR2vL8xW4pN7cJ5bF0gY6dS1aE3uZ9oK2iM4w"].concat();
+        assert_eq!(Masker::new(&[]).unwrap().text(&ed25519).1, Vec::new(), "a public key is no secret");
     }
 
     #[test]

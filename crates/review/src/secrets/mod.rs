@@ -175,7 +175,17 @@ impl Masker {
     /// One line of a sequence that may hold a private key; `block` carries where
     /// the sequence stands from line to line.
     fn block_line(&self, line: &str, block: &mut Block) -> (String, Vec<Hit>) {
-        keys::step(line, block).unwrap_or_else(|| self.line(line))
+        if let Some(done) = keys::step(line, block) {
+            return done;
+        }
+        let (masked, mut hits) = self.line(line);
+        match keys::body_words(&masked) {
+            Some((out, found)) => {
+                hits.extend(found);
+                (out, hits)
+            }
+            None => (masked, hits),
+        }
     }
 
     /// Mask the change in place (diff lines and head texts) and return the secrets
