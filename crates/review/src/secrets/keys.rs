@@ -97,9 +97,12 @@ fn all_base64(s: &str) -> bool {
 }
 
 /// Base64 of a key's randomness: upper case, lower case and digits, at high
-/// entropy.
+/// entropy, and not in order (the base64 alphabet itself is 64 characters of
+/// high entropy; random text has about one character followed by its successor).
 fn random_base64(c: &str) -> bool {
-    all_base64(c)
+    let ordered = c.as_bytes().windows(2).filter(|w| w[1] == w[0].wrapping_add(1)).count();
+    ordered < 8
+        && all_base64(c)
         && [u8::is_ascii_uppercase, u8::is_ascii_lowercase, u8::is_ascii_digit]
             .iter()
             .all(|class| c.bytes().any(|b| class(&b)))
@@ -284,8 +287,7 @@ mod tests {
         let (out, hits) = Masker::new(&[]).unwrap().text(&text);
         assert_eq!(out, "The file holds [masked private-key] and `[masked private-key]`.\n");
         assert_eq!(hits.len(), 1);
-        let ed25519 =
-            ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI", "Hq3mT9kR2vL8xW4pN7cJ5bF0gY6dS1aE3uZ9oK2iM4w"].concat();
+        let ed25519 = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI", "Hq3mT9kR2vL8xW4pN7cJ5bF0gY6dS1aE3uZ9oK2iM4w"].concat();
         assert_eq!(Masker::new(&[]).unwrap().text(&ed25519).1, Vec::new(), "a public key is no secret");
     }
 
@@ -299,6 +301,7 @@ mod tests {
             format!("checksum = \"{sha256}\"\n{sha256}\n"),
             format!("{}\n{}\n", "/".repeat(80), "=".repeat(80)),
             "thisIsAnIdentifierThatIsLongerThanSixtyCharactersButHasNoDigitsAtAll\n".to_string(),
+            "const B64: &str = \"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/\";\n".to_string(),
             "https://example.com/a/very/long/path/that/is/made/of/base64/letters/only/1234\n".to_string(),
         ];
         for text in texts {

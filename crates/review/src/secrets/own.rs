@@ -24,7 +24,7 @@ use super::rules::{Allow, Rule, Target, compile};
 pub const ASSIGNMENT_ENTROPY: f64 = 2.9;
 
 fn assignment() -> Rule {
-    let pattern = r#"(?i)[\w.-]*?(?:passw(?:or)?d|pwd|secret|api_?key|access_?key|private_?key|token|credentials?|client_?secret)[\w.-]{0,30}\\?["']?\s*(?:=|:=|:|=>)\s*\\?["'`]([^"'`\s]{8,}?)\\?["'`]"#;
+    let pattern = r#"(?i)[\w.-]*?(?:passw(?:or)?d|pwd|secret|api_?key|access_?key|private_?key|token|credentials?|client_?secret)[\w.-]{0,30}\\?["']?\s*(?:=|:=|:|=>)\s*\\?["'`]([^"'`\s]{7,}[^"'`\s\\])\\?["'`]"#;
     Rule {
         entropy: Some(ASSIGNMENT_ENTROPY),
         group: Some(1),
