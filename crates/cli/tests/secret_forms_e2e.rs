@@ -50,9 +50,9 @@ fn change(p: &Placed) -> tempfile::TempDir {
 }
 
 /// How many answer forms each finding carries: one in its claim (300 characters
-/// at most), the rest in its validator's evidence; ten findings (a reviewer's
-/// most) carry all 38.
-const PER_FINDING: usize = 4;
+/// at most: the chunk's shortest), the rest in its validator's evidence; ten
+/// findings (a reviewer's most) carry all of them.
+const PER_FINDING: usize = 5;
 
 /// The reviewer reads the untouched file, then answers with ten findings, each
 /// echoing an answer form in its claim; each finding's validator echoes three
@@ -63,9 +63,11 @@ fn scripts(p: &Placed) -> Vec<Script> {
     let mut verdicts = Vec::new();
     for (i, chunk) in p.answers.chunks(PER_FINDING).enumerate() {
         let line = lines[i].0;
+        let mut chunk: Vec<&Form> = chunk.iter().collect();
+        chunk.sort_by_key(|f| f.text.len());
         findings.push(json!({"lens": "blast_radius", "location": format!("{LEAKS}:{line}"),
             "claim": format!("{CLAIM} #{i}: {}", chunk[0].text), "evidence": heading(&p.diff[i]), "severity": "high"}));
-        let echoed = joined(&chunk[1..]);
+        let echoed = chunk[1..].iter().map(|f| f.text.as_str()).collect::<Vec<_>>().join("\n");
         let survives = json!({"verdict": "survives", "evidence": format!("{LEAKS}:{line} holds {echoed}"), "confidence": 100, "impact": "consequential"});
         let claim: &'static str = Box::leak(format!("{CLAIM} #{i}:").into_boxed_str());
         verdicts.push(verdict("validate", claim, &[survives]));

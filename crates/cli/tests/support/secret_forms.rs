@@ -2,7 +2,9 @@
 //! tokens in JSON, YAML, env, INI and SDK calls; chat, payment, mail and SMS
 //! services; connection strings and URLs with passwords; JWTs; private-key blocks;
 //! package-registry and container-registry credentials; code-host and model
-//! provider tokens.
+//! provider tokens; and the evasive forms a hostile tester found (keys built by
+//! string concatenation, escaped JSON, bearer tokens in header dicts, passwords
+//! on command lines).
 //!
 //! Every value is drawn at run time from a seeded generator, so no secret-shaped
 //! literal sits in the repository (secret scanners stay quiet) and each set of
@@ -192,6 +194,36 @@ fn passwords_and_keys(d: &mut Draw) -> Vec<Form> {
     out
 }
 
+/// Forms written to slip past line-by-line masking: a key's armour with code
+/// after it on its line, a key's body with no armour in view, JSON escaped inside
+/// a string, a bearer token outside a `curl` line, passwords given as flags.
+fn evasions(d: &mut Draw) -> Vec<Form> {
+    let mut out = Vec::new();
+    let pw = d.key(16);
+    out.push(form("MySQL password flag", format!("mysql -uroot -p{pw} shop"), vec![pw]));
+    let pw = d.key(16);
+    out.push(form("password flag and a space", format!("pg_tool --password {pw} --host db"), vec![pw]));
+    let bearer = d.key(32);
+    let dict = format!("headers = {{'Authorization': 'Bearer {bearer}'}}");
+    out.push(form("bearer token in a header dict", dict, vec![bearer]));
+    let secret = d.of(B64, 40);
+    let escaped = format!("payload = \"{{\\\"SecretAccessKey\\\": \\\"{secret}\\\"}}\"");
+    out.push(form("AWS secret key, JSON escaped in a string", escaped, vec![secret]));
+    let (begin, end) = ("-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----");
+    let body: Vec<String> = (0..2).map(|_| d.of(B64, 64)).collect();
+    let js = format!("const key = \"{begin}\\n\" +\n  \"{}\\n\" +\n  \"{}\\n\" +\n  \"{end}\";", body[0], body[1]);
+    out.push(form("PEM key concatenated in JavaScript", js, body));
+    let body: Vec<String> = (0..2).map(|_| d.of(B64, 64)).collect();
+    let json = format!("\"key\": [\"{begin}\",\n  \"{}\",\n  \"{}\",\n  \"{end}\"]", body[0], body[1]);
+    out.push(form("PEM key as a JSON array of lines", json, body));
+    let body: Vec<String> = (0..2).map(|_| d.of(B64, 64)).collect();
+    let quoted = format!("KEY = '''{begin}'''\n{}\n{}", body[0], body[1]);
+    out.push(form("PEM armour in closed triple quotes", quoted, body));
+    let body: Vec<String> = (0..2).map(|_| d.of(B64, 64)).collect();
+    out.push(form("PEM body with no armour in view", format!("{}\n{}\n{end}", body[0], body[1]), body));
+    out
+}
+
 /// Every form, with values drawn from `seed`.
 pub fn forms(seed: u64) -> Vec<Form> {
     let mut d = Draw::new(seed);
@@ -199,6 +231,7 @@ pub fn forms(seed: u64) -> Vec<Form> {
     out.extend(services(&mut d));
     out.extend(code_hosts_and_models(&mut d));
     out.extend(passwords_and_keys(&mut d));
+    out.extend(evasions(&mut d));
     out
 }
 

@@ -13,6 +13,7 @@
 //! rule that found it and its length, never by any part of its value.
 
 mod findings;
+mod keys;
 mod output;
 mod own;
 mod provider;
@@ -22,9 +23,9 @@ pub use findings::{NOT_QUOTED, findings};
 pub use provider::Masking;
 
 use gauntlet_change::{Change, LineKind};
+use keys::Block;
 use regex::Regex;
 use rules::{Allow, Rule, Target, builtin};
-use std::sync::OnceLock;
 
 /// What replaces a masked secret in the text models read.
 pub fn placeholder(kind: &str) -> String {
@@ -70,9 +71,6 @@ pub struct Secret {
     pub hit: Hit,
 }
 
-const PRIVATE_KEY_BEGIN: &str = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----";
-const PRIVATE_KEY_END: &str = r"-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----";
-
 /// The masking pass, built once per run from the built-in rules and the
 /// configuration's extra patterns (a pattern with a capture group masks the
 /// group, else the whole match).
@@ -82,22 +80,6 @@ pub struct Masker {
     configured: Vec<Rule>,
     /// Rule a whole text out in one keyword pass (off only to test that pass).
     screen: bool,
-}
-
-fn begin_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(PRIVATE_KEY_BEGIN).expect("compiles"))
-}
-
-/// A run of base64 long enough to be part of a key's body.
-fn body_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"[A-Za-z0-9+/=]{40,}").expect("compiles"))
-}
-
-fn end_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(PRIVATE_KEY_END).expect("compiles"))
 }
 
 /// Patterns are counted, not shown: a repository's own may describe its secrets.
@@ -138,9 +120,10 @@ impl Masker {
     }
 
     /// Whether `text` certainly holds nothing to mask: no rule's keyword occurs in
-    /// it (a private-key block's BEGIN line holds gitleaks' `-----begin`).
+    /// it (a private-key block's BEGIN line holds gitleaks' `-----begin`), nor a
+    /// run of base64 as long as a key's body line.
     fn clean(&self, text: &str) -> bool {
-        self.screen && self.configured.is_empty() && !builtin().any_keyword(text)
+        self.screen && self.configured.is_empty() && !builtin().any_keyword(text) && !keys::has_body_run(text)
     }
 
     /// Mask one line (outside a private-key block). Returns the masked line and
@@ -176,7 +159,7 @@ impl Masker {
         if self.clean(text) {
             return (text.to_string(), Vec::new());
         }
-        let mut block = false;
+        let mut block = Block::Out;
         let mut out = String::with_capacity(text.len());
         let mut hits = Vec::new();
         for (i, piece) in text.split_inclusive('\n').enumerate() {
@@ -189,37 +172,20 @@ impl Masker {
         (out, hits)
     }
 
-    /// One line of a sequence that may hold a private-key block; `block` is true
-    /// between its BEGIN and END lines.
-    fn block_line(&self, line: &str, block: &mut bool) -> (String, Vec<Hit>) {
-        if *block {
-            if end_re().is_match(line) {
-                *block = false;
-            } else {
-                return (placeholder(PRIVATE_KEY), Vec::new());
-            }
-            return (line.to_string(), Vec::new());
+    /// One line of a sequence that may hold a private key; `block` carries where
+    /// the sequence stands from line to line.
+    fn block_line(&self, line: &str, block: &mut Block) -> (String, Vec<Hit>) {
+        if let Some(done) = keys::step(line, block) {
+            return done;
         }
-        if let Some(m) = begin_re().find(line) {
-            let rest = &line[m.end()..];
-            let hit = || vec![Hit { kind: PRIVATE_KEY.into(), redacted: "a PEM block".into() }];
-            // The armour alone on its line (a string may go on after a `\`): the
-            // key's body is on the lines that follow, up to the END line.
-            if rest.trim_end_matches([' ', '\t', '\\']).is_empty() {
-                *block = true;
-                return (line.to_string(), hit());
+        let (masked, mut hits) = self.line(line);
+        match keys::body_words(&masked) {
+            Some((out, found)) => {
+                hits.extend(found);
+                (out, hits)
             }
-            // The whole key on one line (escaped newlines in a string): its body
-            // is masked, the armour around it kept.
-            if body_re().is_match(rest) {
-                let end = end_re().find(rest).map_or(rest.len(), |e| e.start());
-                return (format!("{} {}{}", &line[..m.end()], placeholder(PRIVATE_KEY), &rest[end..]), hit());
-            }
-            // Otherwise the armour is quoted in code that reads or writes keys (a
-            // parser's `starts_with("-----BEGIN …")`): no key, and the code after
-            // it stays readable.
+            None => (masked, hits),
         }
-        self.line(line)
     }
 
     /// Mask the change in place (diff lines and head texts) and return the secrets
@@ -246,9 +212,9 @@ impl Masker {
             }
             if !self.clean(&joined) {
                 for hunk in &mut file.diff.hunks {
-                    let mut block = false;
+                    let mut block = Block::Out;
                     for l in &mut hunk.lines {
-                        if !block && self.clean(&l.text) {
+                        if block == Block::Out && self.clean(&l.text) {
                             continue;
                         }
                         let (masked, hits) = self.block_line(&l.text, &mut block);
