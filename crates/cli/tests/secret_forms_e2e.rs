@@ -114,12 +114,8 @@ fn assert_none_in(p: &Placed, what: &str, text: &str) {
     assert!(leaked.is_empty(), "{} secret(s) reached the {what}: {leaked:?}", leaked.len());
 }
 
-/// A key's body with no armour in view is masked but not reported: a certificate
-/// has the same shape, and a `secrets` finding must be sure of what it names.
-const MASKED_ONLY: [&str; 1] = ["PEM body with no armour in view"];
-
 /// Every form added in the diff is reported by the `secrets` check on one of its
-/// lines (but those masked only), and the report names no value.
+/// lines, and the report names no value.
 fn assert_each_form_reported(p: &Placed, report: &Value) {
     let (_, lines) = file(&p.diff);
     let located: Vec<u32> = report["published"]
@@ -135,7 +131,6 @@ fn assert_each_form_reported(p: &Placed, report: &Value) {
         .zip(&lines)
         .filter(|(_, (_, first, last))| !located.iter().any(|l| (first..=last).contains(&l)))
         .map(|(f, _)| f.name)
-        .filter(|name| !MASKED_ONLY.contains(name))
         .collect();
     assert!(missed.is_empty(), "forms the secrets check did not report: {missed:?}");
 }

@@ -134,11 +134,9 @@ pub(super) fn body_words(line: &str) -> Option<(String, Vec<Hit>)> {
             last = at + c.len();
         }
     }
-    // Masked, never reported: a certificate or other base64 data has the same
-    // shape, and a `secrets` finding must be sure of what it names.
     (last > 0).then(|| {
         out.push_str(&line[last..]);
-        (out, Vec::new())
+        (out, hit("a key's body line"))
     })
 }
 
@@ -172,10 +170,8 @@ pub(super) fn step(line: &str, block: &mut Block) -> Option<(String, Vec<Hit>)> 
         return armour(line, m.end(), block);
     }
     if lone_body(line) {
-        // Masked, never reported (see `body_words`): without its armour in view
-        // the line may as well be a certificate's.
         *block = Block::Body { seen: true };
-        return Some((placeholder(PRIVATE_KEY), Vec::new()));
+        return Some((placeholder(PRIVATE_KEY), hit("a key's body line")));
     }
     None
 }
@@ -224,16 +220,11 @@ mod tests {
     /// The masked text, after checking that no body line survived and that
     /// exactly one key was reported.
     fn masked(text: &str) -> String {
-        masked_reported(text, 1)
-    }
-
-    /// The same, with `reported` keys reported: none where no armour is in view.
-    fn masked_reported(text: &str, reported: usize) -> String {
         let (out, hits) = Masker::new(&[]).unwrap().text(text);
         for line in body() {
             assert!(!out.contains(&line), "{line} left in:\n{out}");
         }
-        assert_eq!(hits.len(), reported, "{hits:?}\n{out}");
+        assert_eq!(hits.len(), 1, "{hits:?}\n{out}");
         assert_eq!(out.lines().count(), text.lines().count());
         out
     }
@@ -283,10 +274,9 @@ mod tests {
         // A diff hunk or a search result that starts inside a key.
         let [a, b, c] = body();
         let end = armour("END");
-        let out = masked_reported(&format!("{a}\n{b}\n{c}\n{end}\n"), 0);
+        let out = masked(&format!("{a}\n{b}\n{c}\n{end}\n"));
         assert_eq!(out, format!("[masked private-key]\n[masked private-key]\n[masked private-key]\n{end}\n"));
-        let out =
-            masked_reported(&format!("    \"{b}\\n\" +\n    \"{a}\\n\" +\n    \"{c}\\n\" +\n    \"{end}\";\n"), 0);
+        let out = masked(&format!("    \"{b}\\n\" +\n    \"{a}\\n\" +\n    \"{c}\\n\" +\n    \"{end}\";\n"));
         assert!(out.ends_with(&format!("    \"{end}\";\n")), "{out}");
     }
 
@@ -296,7 +286,7 @@ mod tests {
         let text = format!("The file holds {a} and `{b}`.\n");
         let (out, hits) = Masker::new(&[]).unwrap().text(&text);
         assert_eq!(out, "The file holds [masked private-key] and `[masked private-key]`.\n");
-        assert_eq!(hits.len(), 0, "masked, but not reported without its armour");
+        assert_eq!(hits.len(), 1);
         let ed25519 = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI", "Hq3mT9kR2vL8xW4pN7cJ5bF0gY6dS1aE3uZ9oK2iM4w"].concat();
         assert_eq!(Masker::new(&[]).unwrap().text(&ed25519).1, Vec::new(), "a public key is no secret");
     }
