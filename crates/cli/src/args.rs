@@ -515,3 +515,29 @@ fn tier(text: &str) -> Result<gauntlet_model::Tier, String> {
         .find(|t| t.as_str() == text)
         .ok_or_else(|| format!("`{text}` is not a tier: use fast, standard or deep"))
 }
+
+impl CiArgs {
+    /// `gauntlet ci` with its Code Quality report named once, as `--codequality`:
+    /// `--output codequality=PATH` is the same report, so it becomes `--codequality
+    /// PATH`, and every run, one that reviewed nothing included, writes it the one
+    /// way (findings people dismissed left out; what stands, on a run that reviewed
+    /// nothing). Two destinations for it are refused.
+    pub fn one_codequality(&self) -> anyhow::Result<CiArgs> {
+        let mut args = self.clone();
+        let (quality, rest): (Vec<crate::outputs::Output>, Vec<crate::outputs::Output>) =
+            std::mem::take(&mut args.outputs.outputs)
+                .into_iter()
+                .partition(|o| o.format == gauntlet_report::Format::Codequality);
+        args.outputs.outputs = rest;
+        let mut paths: Vec<std::path::PathBuf> =
+            args.codequality.take().into_iter().chain(quality.into_iter().map(|o| o.path)).collect();
+        if paths.len() > 1 {
+            anyhow::bail!(
+                "the Code Quality report is asked for {} times (--codequality and --output codequality= are the same report on `gauntlet ci`): name one PATH",
+                paths.len()
+            );
+        }
+        args.codequality = paths.pop();
+        Ok(args)
+    }
+}

@@ -116,7 +116,7 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
         args::Command::Ci(ci) => {
             let git = gauntlet_change::git::Git::discover(&dir)?;
             let tty = std::io::stdout().is_terminal();
-            commands::ci::run(&git, config, &crate::outputs::one_codequality(ci)?, &env_var, tty)
+            commands::ci::run(&git, config, &ci.one_codequality()?, &env_var, tty)
         }
         args::Command::Fix(fix) => {
             let git = gauntlet_change::git::Git::discover(&dir)?;

@@ -98,7 +98,7 @@ pub fn write(outputs: &[Output], review: &Review, verbose: bool, skip: impl Fn(F
 /// report of such a run holds no finding, so it would read as a clean review
 /// (and an empty SARIF upload closes the code-scanning alerts that still stand);
 /// a missing file cannot be mistaken for one. (`gauntlet ci` writes its Code
-/// Quality report, which shows what stands, on its own: see [`one_codequality`].)
+/// Quality report, which shows what stands, on its own: see `CiArgs::one_codequality` in args.rs.)
 pub fn not_written<'o>(outputs: impl IntoIterator<Item = &'o Output>, why: &str) -> Result<()> {
     for out in outputs {
         match std::fs::remove_file(&out.path) {
@@ -117,28 +117,6 @@ pub fn not_written<'o>(outputs: impl IntoIterator<Item = &'o Output>, why: &str)
         );
     }
     Ok(())
-}
-
-/// `gauntlet ci` with its Code Quality report named once, as `--codequality`:
-/// `--output codequality=PATH` is the same report, so it becomes `--codequality
-/// PATH`, and every run, one that reviewed nothing included, writes it the one
-/// way (findings people dismissed left out; what stands, on a run that reviewed
-/// nothing). Two destinations for it are refused.
-pub fn one_codequality(args: &crate::args::CiArgs) -> Result<crate::args::CiArgs> {
-    let mut args = args.clone();
-    let (quality, rest): (Vec<Output>, Vec<Output>) =
-        std::mem::take(&mut args.outputs.outputs).into_iter().partition(|o| o.format == Format::Codequality);
-    args.outputs.outputs = rest;
-    let mut paths: Vec<PathBuf> =
-        args.codequality.take().into_iter().chain(quality.into_iter().map(|o| o.path)).collect();
-    if paths.len() > 1 {
-        bail!(
-            "the Code Quality report is asked for {} times (--codequality and --output codequality= are the same report on `gauntlet ci`): name one PATH",
-            paths.len()
-        );
-    }
-    args.codequality = paths.pop();
-    Ok(args)
 }
 
 #[cfg(test)]
