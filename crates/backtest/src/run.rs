@@ -224,6 +224,7 @@ fn review_case(
             masker: setup.masker.as_deref(),
             prices: &options.prices,
             spent: Mutex::new(Spend { cost: Some(0.0), ..Spend::default() }),
+            ledger: pipeline::Ledger::new(options.budget),
         };
         judge_case(&judge, case, result, options.concurrency, runtime);
     }

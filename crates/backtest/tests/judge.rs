@@ -259,3 +259,29 @@ fn a_secret_a_claim_repeats_is_masked_before_the_judge_reads_it() {
     assert!(texts[0].contains("ACCESS_KEY"), "the judge saw the code");
     assert!(!texts[0].contains(KEY), "the judge's request holds the key:\n{}", texts[0]);
 }
+
+#[test]
+fn the_judge_is_held_to_the_budget_and_a_refused_claim_is_a_gap_not_a_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    let cases = corpus::load(dir.path()).unwrap();
+    let provider = Scripted::new(scripts());
+    let mut setup = setup(provider.clone(), true, 3);
+    setup.judge = Some(Tier::Deep);
+    setup.options.budget.max_calls = Some(2);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let results = run_all(&cases, &setup, runtime.handle(), &|_| {});
+    let auth = results.iter().find(|c| c.name == "auth-escape").unwrap();
+    // The baseline's three unmatched claims on this case (and any of the pipeline's)
+    // need three judge sessions; the budget admits two.
+    let judged = auth.baseline.as_ref().unwrap().judge.as_ref().expect("the judge ran");
+    let refused: Vec<&str> = judged.findings.iter().filter_map(|f| f.gap.as_deref()).collect();
+    assert!(!refused.is_empty(), "a claim past the budget got no gap: {judged:?}");
+    assert!(refused.iter().all(|g| g.contains("budget of 2 model calls is spent")), "{refused:?}");
+    assert_eq!(judged.judged + judged.gaps, 3, "every unmatched claim is accounted for: {judged:?}");
+    let auth_claims = [SHARED, RENAME, VAGUE, REAL];
+    let asked = judge_texts(&provider).iter().filter(|t| auth_claims.iter().any(|c| t.contains(c))).count();
+    assert_eq!(asked, 2, "no judge call past the case's budget");
+    let spend = auth.judge_spend.as_ref().unwrap();
+    assert_eq!(spend.steps.iter().map(|s| s.calls).sum::<u32>(), 2, "the spend counts what was asked");
+}

@@ -10,7 +10,7 @@ use gauntlet_model::{Provider, Request, Schema, Tier, Turn, Usage};
 use gauntlet_review::contract::Location;
 use gauntlet_review::cost::Prices;
 use gauntlet_review::fence::Fence;
-use gauntlet_review::pipeline::RepoRead;
+use gauntlet_review::pipeline::{Ledger, RepoRead, estimate_tokens};
 use gauntlet_review::sandbox::{Limits, Sandbox};
 use gauntlet_review::secrets::Masker;
 use gauntlet_review::tools::{Toolbox, definitions, flatten};
@@ -39,6 +39,9 @@ pub struct Judge<'a> {
     pub prices: &'a Prices,
     /// What the sessions spent, added up as they end.
     pub spent: Mutex<Spend>,
+    /// The case's `[budget]` for its judge sessions (apart from the review's own):
+    /// a call it refuses leaves that claim unjudged, a gap that says which limit.
+    pub ledger: Ledger,
 }
 
 /// The judge's turn for one claim. `max_steps` is the tool allowance, 0 without tools.
@@ -144,10 +147,22 @@ impl Judge<'_> {
     }
 
     async fn call(&self, req: &Request) -> Result<(String, Vec<gauntlet_model::ToolCall>), String> {
+        let price = self.prices.get(self.provider.name(), self.provider.model());
+        // Reserve the whole answer allowance, as the review's calls do, so judge
+        // sessions running side by side cannot pass the budget between them.
+        let worst = Usage { input: estimate_tokens(req), output: u64::from(req.max_tokens), ..Usage::default() };
+        let reservation = self.ledger.admit(worst.input + worst.output, price.map_or(0.0, |p| p.cost(&worst)))?;
         let started = Instant::now();
-        let resp = self.provider.complete(req).await.map_err(|e| format!("model call failed: {e}"))?;
+        let resp = match self.provider.complete(req).await {
+            Ok(resp) => resp,
+            Err(e) => {
+                self.ledger.settle(reservation, 0, 0.0);
+                return Err(format!("model call failed: {e}"));
+            }
+        };
         let u: Usage = resp.usage;
-        let cost = self.prices.get(self.provider.name(), self.provider.model()).map(|p| p.cost(&u));
+        let cost = price.map(|p| p.cost(&u));
+        self.ledger.settle(reservation, u.input + u.cache_read + u.cache_write + u.output, cost.unwrap_or(0.0));
         let spent = Spend::of_call("judge", &u, cost, started.elapsed().as_millis() as u64);
         self.spent.lock().expect("judge spend lock").add(&spent);
         Ok((resp.json, resp.tool_calls))

@@ -101,7 +101,7 @@ pub(crate) async fn call(ctx: &Ctx<'_>, req: &Request) -> Result<Response, Failu
 
 /// Input tokens of a request, estimated at four characters a token (the budget
 /// needs an answer before the call; the real count replaces it afterwards).
-fn estimate_tokens(req: &Request) -> u64 {
+pub fn estimate_tokens(req: &Request) -> u64 {
     let turns: usize = req
         .turns
         .iter()

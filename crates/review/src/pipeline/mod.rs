@@ -12,6 +12,7 @@ mod validate;
 
 pub use crate::part::PartFile;
 pub use crate::repo::{Memory, RepoHead, RepoRead};
+pub use ask::estimate_tokens;
 pub use budget::{Budget, Deadline, Ledger, Reservation};
 
 use crate::adjudicate::adjudicate;
