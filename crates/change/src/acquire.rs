@@ -1,6 +1,7 @@
 //! Turning a user's choice of change ([`Target`]) into a [`Change`].
 
-use crate::diff::{Body, parse_file_patches};
+use crate::diff::Body;
+use crate::parse::parse_file_patches;
 use crate::{Change, ChangeError, ChangedFile, FileDiff, FileStatus, LineKind, Snapshot, git::Git};
 use diffy::Patch;
 use std::collections::HashMap;

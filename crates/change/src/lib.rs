@@ -20,13 +20,15 @@ pub mod diff;
 pub mod git;
 pub mod history;
 mod names;
+mod parse;
 pub mod search;
 mod store;
 
 pub use acquire::{Target, acquire};
-pub use diff::{DiffLine, FileDiff, FileStatus, Hunk, LineKind, parse_patch};
+pub use diff::{DiffLine, FileDiff, FileStatus, Hunk, LineKind};
 pub use history::LineCommit;
 pub use names::UNREADABLE_NAME;
+pub use parse::parse_patch;
 pub use search::GrepHit;
 
 use serde::Serialize;

@@ -17,6 +17,7 @@ mod keys;
 mod output;
 mod own;
 mod provider;
+mod rule;
 pub mod rules;
 
 pub use findings::{NOT_QUOTED, findings};

@@ -17,7 +17,7 @@
 //!
 //! Private-key blocks span lines; [`super::Masker`] follows them line by line.
 
-use super::rules::{Allow, Rule, Target, compile};
+use super::rule::{Allow, Rule, Target, compile};
 
 /// Shannon entropy (bits per character) above which a quoted value assigned to a
 /// credential name looks like a real secret rather than `changeme`.
