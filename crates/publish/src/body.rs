@@ -6,17 +6,20 @@
 //! @-mentions. Evidence sits in a code fence longer than any backtick run it
 //! holds, where hosts render nothing.
 
-use crate::dismissal::{Dismissals, Form, Why};
-use crate::host::{Anchor, Thread};
 use crate::marker::{FindingMarker, OverviewMarker, strip};
-use crate::suggest::{Dialect, ReviewedFix};
 use gauntlet_report::markdown::{code, fenced, paragraph, text};
 use gauntlet_review::Review;
 use gauntlet_review::contract::Severity;
 use gauntlet_review::review::Published;
 use std::fmt::Write as _;
 
+mod dismissals;
+mod fix;
 mod unapplied;
+
+pub use dismissals::{DismissalLines, MAX_IGNORED_LINES, dismissal_lines};
+use fix::plural;
+pub use fix::{PATCH_CHARS, PATCH_LINES, fix};
 
 /// Hosts cap comment size (GitHub at 65,536 characters); the overview stays
 /// under this, leaving room for the marker and the closing lines.
@@ -173,74 +176,6 @@ pub struct OverviewFacts<'a> {
     pub unapplied_rules: Vec<String>,
 }
 
-/// The overview's account of dismissals: one Markdown list item each.
-#[derive(Clone, Debug, Default)]
-pub struct DismissalLines {
-    pub counted: Vec<String>,
-    pub ignored: Vec<String>,
-}
-
-/// Lines of ignored dismissals shown at most; the rest are counted.
-pub const MAX_IGNORED_LINES: usize = 10;
-
-/// Who dismissed which finding, and which attempts did not count and why.
-/// Attempts by the same person, in the same form, not counted for the same
-/// reason, are one line with the number of findings; at most
-/// [`MAX_IGNORED_LINES`] such lines, then how many more. Names and reasons are
-/// people's text and are escaped.
-pub fn dismissal_lines(threads: &[Thread], dismissals: &Dismissals) -> DismissalLines {
-    let what = |t: usize| {
-        let thread = &threads[t];
-        let id = FindingMarker::parse(&thread.body).map(|m| m.id).unwrap_or_default();
-        format!("{} (finding {})", code(&thread.path), code(&id))
-    };
-    let by_id = |id: &str| format!("finding {} (a pull request comment)", code(id));
-    let because = |reason: Option<&str>| reason.map(|r| format!(": {}", text(r))).unwrap_or_default();
-    let threads_counted = dismissals
-        .counted
-        .iter()
-        .map(|c| format!("- {}: **{}** {}{}", what(c.thread), text(&c.by.name), c.form, because(c.reason.as_deref())));
-    let ids_counted = dismissals.findings.iter().map(|f| {
-        let form = Form::Command(f.verb);
-        format!("- {}: **{}** {form}{}", by_id(&f.id), text(&f.by.name), because(f.reason.as_deref()))
-    });
-    let counted = threads_counted.chain(ids_counted).collect();
-    let why_text = |why: &Why| match why {
-        Why::Unchecked(message) => format!("the host could not say whether they may write ({})", text(message)),
-        Why::EditedBy(editor) => format!("the reply was edited by {}, not by its author", text(editor)),
-        why => why.to_string(),
-    };
-    let attempts =
-        dismissals.ignored.iter().map(|i| (what(i.thread), &i.by, i.form, &i.why)).chain(
-            dismissals.findings_ignored.iter().map(|(f, why)| (by_id(&f.id), &f.by, Form::Command(f.verb), why)),
-        );
-    // (who, how, why) in first-seen order, with what each attempt was on.
-    let mut groups: Vec<((String, String, String), Vec<String>)> = Vec::new();
-    for (on, by, form, why) in attempts {
-        let key = (text(&by.name), form.to_string(), why_text(why));
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, list)) => list.push(on),
-            None => groups.push((key, vec![on])),
-        }
-    }
-    let mut ignored: Vec<String> = groups
-        .iter()
-        .take(MAX_IGNORED_LINES)
-        .map(|((who, how, why), list)| {
-            let on = match &list[..] {
-                [one] => one.clone(),
-                _ => format!("{} findings", list.len()),
-            };
-            format!("- {on}: {who} {how}, not counted: {why}")
-        })
-        .collect();
-    if groups.len() > MAX_IGNORED_LINES {
-        let rest: usize = groups[MAX_IGNORED_LINES..].iter().map(|(_, l)| l.len()).sum();
-        ignored.push(format!("- …and {rest} more attempts that did not count: see the pull request's threads."));
-    }
-    DismissalLines { counted, ignored }
-}
-
 /// The overview's section on dismissals, cut short before [`OVERVIEW_LIMIT`].
 fn dismissal_section(out: &mut String, lines: &DismissalLines) {
     let parts = [
@@ -352,10 +287,6 @@ fn summary(review: &Review, facts: &OverviewFacts<'_>) -> String {
     parts.join(" ")
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// A section of findings, cut short (with a count of what was left out) before
 /// the overview would outgrow [`OVERVIEW_LIMIT`].
 /// `dismissable`: the findings are published and have no thread, so each says
@@ -408,81 +339,6 @@ fn coverage(out: &mut String, review: &Review) {
         out.push_str(&line);
         out.push('\n');
     }
-}
-
-/// Lines and characters of a patch shown in a comment when it is described
-/// rather than suggested; a longer one is only mentioned.
-pub const PATCH_LINES: usize = 40;
-pub const PATCH_CHARS: usize = 4_000;
-
-/// The section of an inline comment about `fix`: the host's suggestion block when
-/// the fix converged, fits, and the comment sits at `placed` (the lines the
-/// suggestion replaces), otherwise a labelled diff or a short note.
-///
-/// The patch is model text: it only ever appears inside a fence longer than any
-/// backtick run it holds, where hosts render no HTML, links or mentions, and
-/// below the marker line, which is the only line markers are read from.
-pub fn fix(fix: &ReviewedFix, dialect: Dialect, placed: Option<&Anchor>) -> String {
-    let rounds = plural(fix.rounds, "round", "rounds");
-    let how = format!("{} after {rounds}", text(&fix.exit));
-    if !fix.converged {
-        return format!(
-            "**A fix was attempted** but did not survive adversarial review ({how}), so none is proposed here; \
-             `gauntlet fix` on this branch shows the best attempt and the objections left.\n\n"
-        );
-    }
-    let suggestion = match &fix.fit {
-        Ok(s) => s,
-        Err(why) => return described(fix, &how, &why.to_string()),
-    };
-    let lines = plural(suggestion.changed, "line", "lines");
-    match (dialect, placed) {
-        (Dialect::GitHub, Some(at)) if at.start == suggestion.anchor.start && at.line == suggestion.anchor.line => {
-            let head = format!("**Suggested fix** ({lines}); it survived adversarial review ({how}):\n\n");
-            head + &suggestion_block("suggestion", &suggestion.lines)
-        }
-        (Dialect::GitLab, Some(at)) if (suggestion.anchor.start..=suggestion.anchor.line).contains(&at.line) => {
-            let (above, below) = (at.line - suggestion.anchor.start, suggestion.anchor.line - at.line);
-            let head = format!("**Suggested fix** ({lines}); it survived adversarial review ({how}):\n\n");
-            head + &suggestion_block(&format!("suggestion:-{above}+{below}"), &suggestion.lines)
-        }
-        (Dialect::Plain, _) => format!(
-            "**Proposed fix, reviewed** ({lines}): it survived adversarial review ({how}). This host has no \
-             one-click suggestions; apply the patch below by hand, or run `gauntlet fix --apply` on this branch.\n\n{}",
-            gauntlet_report::markdown::fenced_as("diff", &fix.patch)
-        ),
-        _ => described(fix, &how, "this comment was opened before the fix, on lines it cannot replace"),
-    }
-}
-
-/// A converged fix that is not a suggestion: why, and the patch when it is short.
-fn described(fix: &ReviewedFix, how: &str, why: &str) -> String {
-    let count = fix.patch.lines().count();
-    let mut out = format!(
-        "**A reviewed fix is available** ({how}), not offered as a suggestion: {}.",
-        text(why.trim_end_matches('.'))
-    );
-    if count <= PATCH_LINES && fix.patch.len() <= PATCH_CHARS {
-        out.push_str(" The patch:\n\n");
-        out.push_str(&gauntlet_report::markdown::fenced_as("diff", &fix.patch));
-    } else {
-        let _ = write!(out, " Its patch has {count} lines: run `gauntlet fix` on this branch to get it.\n\n");
-    }
-    out
-}
-
-/// A suggestion block: `lines` exactly (an empty list deletes the commented
-/// lines), fenced longer than any backtick run they hold.
-fn suggestion_block(info: &str, lines: &[String]) -> String {
-    let longest = lines.iter().flat_map(|l| l.split(|c| c != '`')).map(str::len).max().unwrap_or(0);
-    let ticks = "`".repeat((longest + 1).max(3));
-    let mut out = format!("{ticks}{info}\n");
-    for line in lines {
-        out.push_str(line);
-        out.push('\n');
-    }
-    let _ = write!(out, "{ticks}\n\n");
-    out
 }
 
 #[cfg(test)]
@@ -581,8 +437,8 @@ mod answer_tests {
 #[cfg(test)]
 mod overview_tests {
     use super::*;
-    use crate::dismissal::{Form, Ignored, Verb};
-    use crate::host::{Handle, Person};
+    use crate::dismissal::{Dismissals, Form, Ignored, Verb, Why};
+    use crate::host::{Handle, Person, Thread};
     use gauntlet_review::review::{Gap, NotReviewed};
 
     pub(super) fn marker() -> OverviewMarker {
