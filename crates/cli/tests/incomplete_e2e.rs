@@ -99,37 +99,13 @@ impl Pipeline {
     /// `gauntlet ci ARGS --codequality REPORT` in this pipeline's environment.
     async fn ci(&self, args: &[&str]) -> (i32, String, String) {
         let uri = self.host.server.uri();
-        let base = git(self.dir.path(), &["rev-parse", "main"]).trim().to_string();
-        let head = git(self.dir.path(), &["rev-parse", "HEAD"]).trim().to_string();
-        let env: Vec<(&str, String)> = match self.kind {
-            Kind::GitHub => vec![
-                ("GITHUB_ACTIONS", "true".into()),
-                ("GITHUB_EVENT_NAME", "pull_request".into()),
-                ("GITHUB_EVENT_PATH", self.event.path().to_str().unwrap().into()),
-                ("GITHUB_REPOSITORY", "o/r".into()),
-                ("GITHUB_API_URL", uri),
-                ("GITHUB_TOKEN", "ghs_faketoken123".into()),
-            ],
-            Kind::GitLab => vec![
-                ("GITLAB_CI", "true".into()),
-                ("CI_MERGE_REQUEST_IID", "3".into()),
-                ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base),
-                ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", head),
-                ("GAUNTLET_GITLAB_TOKEN", "glpat-fake".into()),
-                ("CI_API_V4_URL", format!("{uri}/api/v4")),
-                ("CI_PROJECT_ID", "7".into()),
-            ],
-            Kind::Azure => vec![
-                ("TF_BUILD", "True".into()),
-                ("SYSTEM_PULLREQUEST_PULLREQUESTID", "5".into()),
-                ("SYSTEM_PULLREQUEST_SOURCECOMMITID", head),
-                ("SYSTEM_PULLREQUEST_TARGETBRANCH", "refs/heads/main".into()),
-                ("SYSTEM_ACCESSTOKEN", "azure-fake-token".into()),
-                ("SYSTEM_COLLECTIONURI", format!("{uri}/org/")),
-                ("SYSTEM_TEAMPROJECT", "My Project".into()),
-                ("BUILD_REPOSITORY_ID", "repo-id".into()),
-            ],
+        let pipeline = match self.kind {
+            Kind::GitHub => support::Pipeline::GitHub,
+            Kind::GitLab => support::Pipeline::GitLab,
+            Kind::Azure => support::Pipeline::Azure,
         };
+        let summary = self.dir.path().join(".git/step-summary.md");
+        let env = support::ci_vars(pipeline, self.dir.path(), &uri, self.event.path(), &summary);
         let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let report = self.report();
         let mut all = vec!["ci", "--reviewers", self.reviewers];
