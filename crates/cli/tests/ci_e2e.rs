@@ -8,18 +8,8 @@ mod support;
 mod fakes;
 
 use serde_json::{Value, json};
+use support::auth::{BASE, HEAD, REAL, scripts};
 use support::{Ci, Fake, Wire, finder, gauntlet_env, git, repo, verdict};
-
-const BASE: &str =
-    "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return doc.owner_id == user.id\n";
-const HEAD: &str = "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return True\n";
-const REAL: &str = "Any user can delete any document because the ownership check was removed.";
-
-fn scripts() -> Vec<support::Script> {
-    let finding = json!({"lens": "failure_scenario", "location": "src/auth.py:4", "claim": REAL, "evidence": "    return True", "severity": "high"});
-    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100, "impact": "consequential"});
-    vec![finder("correctness", json!([finding])), verdict("validate", REAL, &[survives])]
-}
 
 async fn run_ci(ci: &Ci, host: &fakes::Fake, model: &wiremock::MockServer, args: &[&str]) -> (i32, String, String) {
     ci.run(&host.server.uri(), model, args).await

@@ -22,18 +22,8 @@ mod fakes;
 use fakes::repo::{Kind, Repo, scenario, serve_history};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
-use support::{Fake, Wire, finder, gauntlet_env, git, repo, verdict};
-
-const BASE: &str =
-    "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return doc.owner_id == user.id\n";
-const HEAD: &str = "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return True\n";
-const REAL: &str = "Any user can delete any document because the ownership check was removed.";
-
-fn scripts() -> Vec<support::Script> {
-    let finding = json!({"lens": "failure_scenario", "location": "src/auth.py:4", "claim": REAL, "evidence": "    return True", "severity": "high"});
-    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100, "impact": "consequential"});
-    vec![finder("correctness", json!([finding])), verdict("validate", REAL, &[survives])]
-}
+use support::auth::{BASE, HEAD, REAL, scripts};
+use support::{Fake, Wire, gauntlet_env, git, repo};
 
 /// A pull request from `feature` into `main` in `kind`'s pipeline, with `toml`
 /// as its gauntlet.toml, and the fakes it talks to: the host's stateful fake for

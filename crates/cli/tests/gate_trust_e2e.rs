@@ -10,21 +10,8 @@ mod support;
 mod fakes;
 
 use serde_json::json;
+use support::auth::{BASE, HEAD, REAL, finding, scripts};
 use support::{Ci, Fake, Wire, finder, git, repo, verdict};
-
-const BASE: &str =
-    "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return doc.owner_id == user.id\n";
-const HEAD: &str = "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return True\n";
-const REAL: &str = "Any user can delete any document because the ownership check was removed.";
-
-fn finding() -> serde_json::Value {
-    json!({"lens": "failure_scenario", "location": "src/auth.py:4", "claim": REAL, "evidence": "    return True", "severity": "high"})
-}
-
-fn scripts() -> Vec<support::Script> {
-    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100, "impact": "consequential"});
-    vec![finder("correctness", json!([finding()])), verdict("validate", REAL, &[survives])]
-}
 
 /// The last check run: (head, conclusion, title).
 fn last_check(host: &fakes::Fake) -> (String, Option<String>, String) {

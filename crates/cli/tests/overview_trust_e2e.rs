@@ -15,19 +15,9 @@ mod support;
 #[path = "../../publish/tests/fakes/mod.rs"]
 mod fakes;
 
-use serde_json::{Value, json};
-use support::{Fake, Pipeline, Wire, finder, gauntlet_env, git, repo, verdict};
-
-const BASE: &str =
-    "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return doc.owner_id == user.id\n";
-const HEAD: &str = "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return True\n";
-const REAL: &str = "Any user can delete any document because the ownership check was removed.";
-
-fn scripts() -> Vec<support::Script> {
-    let finding = json!({"lens": "failure_scenario", "location": "src/auth.py:4", "claim": REAL, "evidence": "    return True", "severity": "high"});
-    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100, "impact": "consequential"});
-    vec![finder("correctness", json!([finding])), verdict("validate", REAL, &[survives])]
-}
+use serde_json::Value;
+use support::auth::{BASE, HEAD, scripts};
+use support::{Fake, Pipeline, Wire, gauntlet_env, git, repo};
 
 /// A pull request from `feature` into `main` under `pipeline`, the host's fake,
 /// the model's fake, and the folder the pipeline keeps its records in

@@ -10,21 +10,10 @@ mod support;
 #[path = "../../publish/tests/fakes/mod.rs"]
 mod fakes;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
-use support::{Ci, Fake, Wire, finder, git, repo, verdict};
-
-const BASE: &str =
-    "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return doc.owner_id == user.id\n";
-const HEAD: &str = "def can_delete(user, doc):\n    if user.is_admin:\n        return True\n    return True\n";
-const REAL: &str = "Any user can delete any document because the ownership check was removed.";
-
-/// One high finding the validator confirms.
-fn scripts() -> Vec<support::Script> {
-    let finding = json!({"lens": "failure_scenario", "location": "src/auth.py:4", "claim": REAL, "evidence": "    return True", "severity": "high"});
-    let survives = json!({"verdict": "survives", "evidence": "src/auth.py:4 `return True` replaced the owner check", "confidence": 100, "impact": "consequential"});
-    vec![finder("correctness", json!([finding])), verdict("validate", REAL, &[survives])]
-}
+use support::auth::{BASE, HEAD, scripts};
+use support::{Ci, Fake, Wire, git, repo};
 
 fn output(format: &str, path: &Path) -> String {
     format!("{format}={}", path.display())
