@@ -13,6 +13,7 @@
 //! rule that found it and its length, never by any part of its value.
 
 mod findings;
+mod joined;
 mod keys;
 mod output;
 mod own;
@@ -160,11 +161,16 @@ impl Masker {
         if self.clean(text) {
             return (text.to_string(), Vec::new());
         }
+        let pieces: Vec<(&str, &str)> = text.split_inclusive('\n').map(split_newline).collect();
+        let lines: Vec<&str> = pieces.iter().map(|(line, _)| *line).collect();
+        let (joined, mut hits) = match joined::mask(self, &lines) {
+            Some((masked, hits)) => (Some(masked), hits),
+            None => (None, Vec::new()),
+        };
         let mut block = Block::Out;
         let mut out = String::with_capacity(text.len());
-        let mut hits = Vec::new();
-        for (i, piece) in text.split_inclusive('\n').enumerate() {
-            let (line, nl) = split_newline(piece);
+        for (i, (line, nl)) in pieces.into_iter().enumerate() {
+            let line = joined.as_ref().map_or(line, |j| j[i].as_str());
             let (masked, found) = self.block_line(line, &mut block);
             hits.extend(found.into_iter().map(|h| (i, h)));
             out.push_str(&masked);
@@ -213,6 +219,7 @@ impl Masker {
             }
             if !self.clean(&joined) {
                 for hunk in &mut file.diff.hunks {
+                    secrets.extend(self.joined_in(&path, &mut hunk.lines));
                     let mut block = Block::Out;
                     for l in &mut hunk.lines {
                         if block == Block::Out && self.clean(&l.text) {
@@ -233,6 +240,31 @@ impl Masker {
                 && !head_clean
             {
                 file.head_text = Some(self.text(text).0);
+            }
+        }
+        secrets
+    }
+}
+
+impl Masker {
+    /// Mask literals joined into a secret ([`joined`]) among a hunk's lines, each
+    /// side of the diff apart; the secrets its added lines hold.
+    fn joined_in(&self, path: &str, lines: &mut [gauntlet_change::DiffLine]) -> Vec<Secret> {
+        let mut secrets = Vec::new();
+        for side in [LineKind::Added, LineKind::Removed] {
+            let at: Vec<usize> =
+                (0..lines.len()).filter(|&i| lines[i].kind == side || lines[i].kind == LineKind::Context).collect();
+            let texts: Vec<&str> = at.iter().map(|&i| lines[i].text.as_str()).collect();
+            let Some((masked, hits)) = joined::mask(self, &texts) else { continue };
+            for (n, text) in masked.into_iter().enumerate() {
+                lines[at[n]].text = text;
+            }
+            for (n, hit) in hits {
+                let l = &lines[at[n]];
+                if l.kind == LineKind::Added {
+                    let line = l.new.unwrap_or(l.anchor);
+                    secrets.push(Secret { path: path.to_string(), line, masked_line: l.text.clone(), hit });
+                }
             }
         }
         secrets

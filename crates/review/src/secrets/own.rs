@@ -34,6 +34,53 @@ fn assignment() -> Rule {
     }
 }
 
+/// Words for "password" in other languages, lower-case (the rule is
+/// case-insensitive); the English names are [`assignment`]'s.
+const PASSWORD_WORDS: [&str; 19] = [
+    "passwort",
+    "kennwort",
+    "contraseña",
+    "contrasena",
+    "mot_de_passe",
+    "motdepasse",
+    "senha",
+    "wachtwoord",
+    "lösenord",
+    "losenord",
+    "hasło",
+    "haslo",
+    "şifre",
+    "пароль",
+    "密码",
+    "密碼",
+    "パスワード",
+    "비밀번호",
+    "salasana",
+];
+
+/// A quoted value assigned to a key named for a password in another language
+/// (`contraseña = "…"`, `пароль: "…"`, `Passwort_für_db = '…'`); the key may hold
+/// any letters, not only ASCII ones.
+fn assignment_other_languages() -> Rule {
+    let names = PASSWORD_WORDS.join("|");
+    let pattern = format!(
+        r#"(?i)(?:{names})[^\s"'`=:]{{0,30}}\\?["']?\s*(?:=|:=|:|=>)\s*\\?["'`]([^"'`\s]{{7,}}[^"'`\s\\])\\?["'`]"#
+    );
+    Rule {
+        entropy: Some(ASSIGNMENT_ENTROPY),
+        group: Some(1),
+        allow: vec![placeholders(), words()],
+        keywords: PASSWORD_WORDS.iter().flat_map(|w| [w.to_string(), capitalised(w)]).collect(),
+        ..Rule::compiled("credential-assignment", compile(&pattern).expect("compiles"))
+    }
+}
+
+/// `w` with its first letter upper-case: the keyword screen folds ASCII case only.
+fn capitalised(w: &str) -> String {
+    let mut chars = w.chars();
+    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
 fn bearer_token() -> Rule {
     let pattern = r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)";
     Rule {
@@ -95,7 +142,7 @@ fn placeholders() -> Allow {
 }
 
 pub(crate) fn rules() -> Vec<Rule> {
-    vec![assignment(), url_password(), bearer_token(), cli_password()]
+    vec![assignment(), assignment_other_languages(), url_password(), bearer_token(), cli_password()]
 }
 
 #[cfg(test)]

@@ -96,7 +96,7 @@ fn the_vendored_rule_set_loads_with_the_expected_rules_skipped() {
             ("pkcs12-file", "matches file names only"),
         ]
     );
-    assert_eq!(rules::applied(), 222 - skipped.len() + 4, "the vendored rules and gauntlet's own four");
+    assert_eq!(rules::applied(), 222 - skipped.len() + 5, "the vendored rules and gauntlet's own five");
     let rejected = rules::rejected();
     assert!(rejected.is_empty(), "patterns the regex crate rejects: {rejected:?}");
 }
@@ -224,4 +224,31 @@ fn a_json_answer_is_masked_string_by_string_and_stays_json() {
     assert_eq!(value["findings"][0]["line"], 3);
     let plain = Masker::new(&[]).unwrap().answer(&format!("not JSON: {token}"));
     assert_eq!(plain, "not JSON: [masked github-pat]");
+}
+
+#[test]
+fn a_token_the_change_splits_across_added_lines_is_masked_and_reported() {
+    let token = ["ghp_", "R7xK2mQ9", "vLp4Nt8W", "zB3cY6dF", "hJ1sG5aE", "0uIo"].concat();
+    let (a, b) = token.split_at(16);
+    let patch = format!(
+        "diff --git a/c.js b/c.js\n--- a/c.js\n+++ b/c.js\n@@ -1 +1,4 @@\n use(x);\n+const token =\n+  '{a}' +\n+  '{b}';\n"
+    );
+    let mut change = Change {
+        base: "b".into(),
+        head: "h".into(),
+        snapshot: gauntlet_change::Snapshot::Worktree,
+        files: vec![gauntlet_change::ChangedFile {
+            diff: gauntlet_change::parse_patch(&patch).unwrap().remove(0),
+            head_text: Some(format!("use(x);\nconst token =\n  '{a}' +\n  '{b}';\n")),
+            unreadable: None,
+        }],
+    };
+    let secrets = Masker::new(&[]).unwrap().change(&mut change);
+    assert_eq!(secrets.len(), 1, "{secrets:?}");
+    assert_eq!(secrets[0].line, 3, "reported where the chain starts");
+    let file = &change.files[0];
+    let shown: String = file.diff.hunks[0].lines.iter().map(|l| l.text.clone()).collect();
+    assert!(!shown.contains(a) && !shown.contains(b), "{shown}");
+    let head = file.head_text.as_deref().unwrap();
+    assert!(!head.contains(a) && !head.contains(b), "{head}");
 }
