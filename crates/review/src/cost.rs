@@ -9,11 +9,15 @@ use std::collections::BTreeMap;
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Price {
+    /// Uncached input tokens. Default: none (required).
     pub input: f64,
+    /// Output tokens. Default: none (required).
     pub output: f64,
-    /// Cached input read; defaults to `input`.
+    /// Cached input read. Default: the provider's rate (for Anthropic a tenth of
+    /// `input`; for others `input`).
     pub cache_read: Option<f64>,
-    /// Cache write; defaults to `input`.
+    /// Cache write. Default: the provider's rate (for Anthropic a quarter more than
+    /// `input`; for others `input`).
     pub cache_write: Option<f64>,
 }
 

@@ -78,18 +78,26 @@ pub const CHANNEL_DIR: &str = "rules";
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FrontMatter {
+    /// The reviewer's name; a rule file of the same name replaces a built-in or
+    /// channel reviewer. Default: none (required).
     name: String,
+    /// One line on what it looks for. Default: none (required).
     description: String,
+    /// Globs of the files it reviews. Default: `["**"]`.
     #[serde(default = "all_files")]
     applies_to: Vec<String>,
+    /// Its model tier: `"fast"`, `"standard"` or `"deep"`. Default: `"standard"`.
     #[serde(default = "standard")]
     tier: Tier,
+    /// Findings kept per session at most, the most severe first (enforced in
+    /// code). Default: `10`.
     #[serde(default = "default_max")]
     max_findings: usize,
+    /// Whether it runs at all. Default: `true`.
     #[serde(default = "yes")]
     enabled: bool,
     /// Extra context gathered by code for this reviewer (`history`, `feedback`,
-    /// `consumers`, `tokens`).
+    /// `consumers`, `tokens`). Default: `[]`.
     #[serde(default)]
     context: Vec<ContextKind>,
     /// When the change gives the reviewer something to work with; see [`when`].

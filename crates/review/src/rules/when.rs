@@ -22,9 +22,14 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub(super) struct WhenFront {
     /// What the reviewer looks for, in a few words, for the listing's reasons.
+    /// Default: none (required in this table).
     about: String,
+    /// Globs; a changed file matching one sets the reviewer off. Default: `[]`.
     #[serde(default)]
     paths: Vec<String>,
+    /// Regular expressions tested on each changed line of a file it applies to, as
+    /// the diff writes it (`+text`, `-text`); a match sets the reviewer off.
+    /// Default: `[]`.
     #[serde(default)]
     lines: Vec<String>,
 }

@@ -8,96 +8,16 @@ use gauntlet_model::Tier;
 use gauntlet_review::cost::Prices;
 use gauntlet_review::gate::GateConfig;
 use gauntlet_review::pipeline::Budget;
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod file;
+#[cfg(test)]
+mod reference;
+
+pub use file::*;
+
 pub const FILE_NAME: &str = "gauntlet.toml";
-
-/// `gauntlet.toml` as written.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileConfig {
-    #[serde(default)]
-    pub review: ReviewSection,
-    #[serde(default)]
-    pub reviewers: ReviewersSection,
-    #[serde(default)]
-    pub models: ModelsSection,
-    #[serde(default)]
-    pub providers: ProvidersSection,
-    #[serde(default)]
-    pub network: NetworkSection,
-    #[serde(default)]
-    pub gate: GateSection,
-    #[serde(default)]
-    pub budget: BudgetSection,
-    #[serde(default)]
-    pub validate: ValidateSection,
-    /// Price overrides per model, USD per million tokens.
-    #[serde(default)]
-    pub prices: BTreeMap<String, gauntlet_review::cost::Price>,
-    #[serde(default)]
-    pub context: ContextSection,
-    #[serde(default)]
-    pub rules: RulesSection,
-    #[serde(default)]
-    pub secrets: SecretsSection,
-    #[serde(default)]
-    pub ci: CiSection,
-    #[serde(default)]
-    pub backtest: BacktestSection,
-}
-
-/// `[backtest]`: settings of `gauntlet backtest` and its subcommands.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BacktestSection {
-    #[serde(default)]
-    pub mine: MineSection,
-}
-
-/// `[backtest.mine]`: how `gauntlet backtest mine` finds fixes and picks cases
-/// (flags win over these).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MineSection {
-    /// Regular expressions; a commit whose subject matches one is a fix.
-    pub subject_patterns: Option<Vec<String>>,
-    /// Regular expressions matched against each `Key: value` trailer line.
-    pub trailer_patterns: Option<Vec<String>>,
-    /// Regular expressions; a fix whose subject matches one repairs words (a typo,
-    /// the docs) and is skipped. Replaces the defaults; `[]` excludes nothing.
-    pub exclude_subjects: Option<Vec<String>>,
-    pub max_changed_lines: Option<usize>,
-    pub clean_ratio: Option<f64>,
-    pub clean_window_days: Option<u32>,
-}
-
-/// `[ci]`: what `gauntlet ci` does besides posting the review.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CiSection {
-    /// Attach reviewed fixes to new inline comments, as `--suggest` does.
-    pub suggest: Option<bool>,
-    /// Let the pull request's author dismiss findings on it (commands, resolutions
-    /// and reactions); off by default.
-    pub author_may_dismiss: Option<bool>,
-    /// `fail-on` (the default: `--fail-on` decides) or `earned` (`--fail-on`
-    /// applies only while the measured precision clears the bar below).
-    pub blocking: Option<String>,
-    /// `earned`: the newest this many decided findings are measured (100).
-    pub window: Option<usize>,
-    /// `earned`: precision in the wild must be at least this (0.90).
-    pub min_precision: Option<f64>,
-    /// `earned`: at least this many decided findings in the window (30).
-    pub min_findings: Option<usize>,
-    /// `earned`: API calls at most for reading the record (40).
-    pub stats_calls: Option<usize>,
-    /// `earned`: keep counting findings raised under earlier rules versions and
-    /// standard-tier models (off: each change starts a new record).
-    pub keep_record_across_rules: Option<bool>,
-}
 
 /// How `gauntlet ci` decides whether findings block, from `[ci] blocking`.
 #[derive(Clone, Debug, PartialEq)]
@@ -169,190 +89,6 @@ impl CiSection {
             other => bail!("[ci] blocking = \"{other}\": use \"fail-on\" or \"earned\""),
         }
     }
-}
-
-/// `[rules]`: an external channel of rule files, pinned by tag.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RulesSection {
-    /// A git URL (or path) whose `rules/` folder holds rule files.
-    pub git: Option<String>,
-    pub tag: Option<String>,
-}
-
-/// `[context]`: what code gathers for the reviewers that ask for it.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ContextSection {
-    /// Days before the base commit the history reviewer looks back over.
-    pub history_days: Option<u32>,
-    /// Design-token files (paths at head) for the design-tokens reviewer.
-    #[serde(default)]
-    pub token_files: Vec<String>,
-    /// Tokens of related code (definitions the change uses, places that use what
-    /// it changes) in the block every session receives; default a quarter of the
-    /// context, 0 turns it off.
-    pub related_tokens: Option<usize>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GateSection {
-    pub bot_authors: Option<Vec<String>>,
-    pub automated_subjects: Option<Vec<String>>,
-    #[serde(default)]
-    pub ignore: Vec<String>,
-    pub min_changed_lines: Option<usize>,
-    pub max_changed_lines: Option<usize>,
-    /// Changes larger than this run reviewers and validator on the deep tier.
-    pub deep_min_changed_lines: Option<usize>,
-    /// Changes touching these globs run on the deep tier.
-    #[serde(default)]
-    pub deep_paths: Vec<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BudgetSection {
-    pub max_calls: Option<u32>,
-    pub max_tokens: Option<u64>,
-    pub max_cost: Option<f64>,
-}
-
-/// `[validate]`: how far sessions on providers with tools may read.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ValidateSection {
-    /// Turns of tool calls per session (0 turns tools off).
-    pub max_steps: Option<u32>,
-    pub max_read_bytes_per_call: Option<usize>,
-    pub max_read_bytes_per_session: Option<usize>,
-    /// Files larger than this are refused to the tools.
-    pub max_file_bytes: Option<usize>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReviewSection {
-    pub threshold: Option<u8>,
-    pub concurrency: Option<usize>,
-    pub region_lines: Option<u32>,
-    pub validator_tier: Option<Tier>,
-    pub format: Option<String>,
-    /// Context window of the smallest model in use; larger changes are split into parts.
-    pub context_tokens: Option<usize>,
-    /// Let reviewers read more code through tools too (providers with tools only; on
-    /// unless set to false).
-    pub reviewer_tools: Option<bool>,
-    /// Turns of tool calls a reviewer session may make (default 3).
-    pub reviewer_max_steps: Option<u32>,
-}
-
-/// `[secrets]`: mask secrets before any text reaches a provider (on unless
-/// `mask = false`), with extra regular expressions besides the built-in ones.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SecretsSection {
-    pub mask: Option<bool>,
-    #[serde(default)]
-    pub patterns: Vec<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReviewersSection {
-    #[serde(default)]
-    pub disable: Vec<String>,
-    #[serde(default)]
-    pub only: Vec<String>,
-}
-
-/// Each tier as `"provider:model"`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelsSection {
-    pub fast: Option<String>,
-    pub standard: Option<String>,
-    pub deep: Option<String>,
-    /// The local provider's model file and knobs.
-    #[serde(default)]
-    pub local: LocalModelSection,
-}
-
-/// `[models.local]`: which GGUF the local provider runs, and how.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LocalModelSection {
-    /// A GGUF file; used when nothing else is configured (default: the pulled smollm2).
-    pub path: Option<std::path::PathBuf>,
-    /// CPU threads (default: all cores).
-    pub threads: Option<usize>,
-    /// Context window in tokens (default: the model's, at most 16384).
-    pub context: Option<u32>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ProvidersSection {
-    #[serde(default)]
-    pub anthropic: AnthropicSection,
-    #[serde(default)]
-    pub openai: OpenAiSection,
-    pub command: Option<CommandSection>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AnthropicSection {
-    pub base_url: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OpenAiSection {
-    pub base_url: Option<String>,
-    /// Azure OpenAI: the deployment name (the model name is then only a label).
-    pub azure_deployment: Option<String>,
-    pub azure_api_version: Option<String>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CommandSection {
-    pub program: String,
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// `json` (default) or `text`.
-    pub protocol: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NetworkSection {
-    pub timeout_secs: Option<u64>,
-    pub max_attempts: Option<u32>,
-    /// Longest `Retry-After` a provider may ask for before the call fails instead of waiting.
-    pub max_retry_after_secs: Option<u64>,
-}
-
-/// Read `path`, or defaults when it does not exist and was not asked for by name.
-pub fn read_file(path: &Path, explicit: bool) -> Result<FileConfig> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => return Ok(FileConfig::default()),
-        Err(e) => bail!("cannot read {}: {e}", path.display()),
-    };
-    parse_file(&text, &path.display().to_string())
-}
-
-/// Parse configuration `text`; `origin` names it in errors (a path, or
-/// `gauntlet.toml at <commit>`).
-pub fn parse_file(text: &str, origin: &str) -> Result<FileConfig> {
-    toml::from_str(text).map_err(|e| {
-        let line = e.span().map(|s| text[..s.start].lines().count().max(1));
-        let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
-        anyhow::anyhow!("{origin}{at}: {}; see `gauntlet init` for the valid keys", e.message())
-    })
 }
 
 /// A tier's model: which provider, which model.
@@ -617,7 +353,7 @@ impl Settings {
 }
 
 /// The starter file `gauntlet init` writes.
-pub const STARTER: &str = include_str!("starter.toml");
+pub const STARTER: &str = include_str!("../starter.toml");
 
 #[cfg(test)]
 mod blocking_tests {
