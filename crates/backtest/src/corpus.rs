@@ -45,11 +45,13 @@ pub const CASE_FILE: &str = "case.toml";
 pub enum CorpusError {
     #[error("cannot read the corpus {path}: {message}")]
     Read { path: String, message: String },
-    #[error("{path}{line}: {message}; see the corpus format in the README (section Backtest)")]
+    #[error("{path}{line}: {message}; see the corpus format in the manual, docs/src/backtest/backtest.md")]
     Parse { path: String, line: String, message: String },
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
-    #[error("no case in {path}: a case is a folder holding a {CASE_FILE} (see the README, section Backtest)")]
+    #[error(
+        "no case in {path}: a case is a folder holding a {CASE_FILE} (see the manual, docs/src/backtest/backtest.md)"
+    )]
     Empty { path: String },
 }
 

@@ -74,7 +74,7 @@ pub fn not_reviewed(
     let gate = match fail_on {
         Some(_) => {
             ". This job ends successfully all the same: a fork can edit the workflow it runs, so gate on the \
-             `gauntlet` status a trusted run writes (see the fork-review workflows in the README), not on this job"
+             `gauntlet` status a trusted run writes (see the fork-review workflows in the manual, docs/src/ci/forks.md), not on this job"
         }
         None => "",
     };
