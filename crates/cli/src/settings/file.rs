@@ -352,8 +352,21 @@ pub fn read_file(path: &Path, explicit: bool) -> Result<FileConfig> {
 /// `gauntlet.toml at <commit>`).
 pub fn parse_file(text: &str, origin: &str) -> Result<FileConfig> {
     toml::from_str(text).map_err(|e| {
-        let line = e.span().map(|s| text[..s.start].lines().count().max(1));
+        // Lines before the span's start, plus its own: a key at the very start of
+        // line 2 is on line 2.
+        let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
         let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
         anyhow::anyhow!("{origin}{at}: {}; see `gauntlet init` for the valid keys", e.message())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_bad_key_is_reported_on_its_own_line() {
+        let err = |text: &str| super::parse_file(text, "gauntlet.toml").unwrap_err().to_string();
+        assert!(err("[review]\ntreshold = 50\n").starts_with("gauntlet.toml (line 2): unknown field `treshold`"));
+        assert!(err("treshold = 50\n").starts_with("gauntlet.toml (line 1): "));
+        assert!(err("[review]\n\n  treshold = 50\n").starts_with("gauntlet.toml (line 3): "));
+    }
 }
