@@ -9,7 +9,8 @@ pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 3600;
 #[derive(Debug, Parser)]
 #[command(
     name = "gauntlet",
-    version,
+    // The version, the commit and the features built in (see build.rs).
+    version = env!("GAUNTLET_LONG_VERSION"),
     about = "A pre-merge AI code reviewer built for precision",
     after_help = crate::help::TOP
 )]

@@ -385,7 +385,7 @@ fn the_ci_templates_check_out_full_history_and_grant_what_posting_needs() {
             && gitlab.contains("codequality: gl-code-quality-report.json"),
         "the template writes the Code Quality report and publishes it as the job's artifact"
     );
-    assert!(azure.contains("fetchDepth: 0") && azure.contains("SYSTEM_ACCESSTOKEN: $(System.AccessToken)"));
+    assert!(azure.contains("fetchDepth: \"0\"") && azure.contains("SYSTEM_ACCESSTOKEN: $(System.AccessToken)"));
     let help = std::process::Command::new(support::bin()).args(["ci", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
     for flag in

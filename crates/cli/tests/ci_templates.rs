@@ -329,23 +329,56 @@ fn no_shipped_template_runs_builds_or_caches_gauntlet_inside_the_checkout() {
 }
 
 #[test]
-fn the_gitlab_templates_install_a_pinned_gauntlet_and_keep_its_build_per_version() {
-    for name in ["ci/gitlab-ci.yml", "ci/backtest-gitlab.yml"] {
-        let doc = load(name);
-        for (job_name, job) in gitlab_jobs(&doc) {
-            let script = [lines(&job["before_script"]), lines(&job["script"])].concat().join("\n");
-            let install = commands(&script).into_iter().find(|c| c.first().is_some_and(|w| w == "cargo"));
-            let install = install.unwrap_or_else(|| panic!("{name} {job_name}: no cargo install")).join(" ");
-            assert!(install.contains("--tag \"$GAUNTLET_VERSION\""), "{name} {job_name}: {install}");
-            assert!(text(&job["variables"]["GAUNTLET_VERSION"]).is_some(), "{name} {job_name}: no default version");
-            let caches = match &job["cache"] {
-                Yaml::Array(list) => list.clone(),
-                one => vec![one.clone()],
-            };
-            let tool = caches.iter().find(|c| lines(&c["paths"]).iter().any(|p| p.contains("tool")));
-            let key = tool.and_then(|c| text(&c["key"])).unwrap_or_default();
-            assert!(key.contains("$GAUNTLET_VERSION"), "{name} {job_name}: the tool's cache key `{key}`");
-        }
+fn the_gitlab_backtest_installs_a_pinned_gauntlet_and_keeps_its_build_per_version() {
+    let name = "ci/backtest-gitlab.yml";
+    let doc = load(name);
+    for (job_name, job) in gitlab_jobs(&doc) {
+        let script = [lines(&job["before_script"]), lines(&job["script"])].concat().join("\n");
+        let install = commands(&script).into_iter().find(|c| c.first().is_some_and(|w| w == "cargo"));
+        let install = install.unwrap_or_else(|| panic!("{name} {job_name}: no cargo install")).join(" ");
+        assert!(install.contains("--tag \"$GAUNTLET_VERSION\""), "{name} {job_name}: {install}");
+        assert!(text(&job["variables"]["GAUNTLET_VERSION"]).is_some(), "{name} {job_name}: no default version");
+        let caches = match &job["cache"] {
+            Yaml::Array(list) => list.clone(),
+            one => vec![one.clone()],
+        };
+        let tool = caches.iter().find(|c| lines(&c["paths"]).iter().any(|p| p.contains("tool")));
+        let key = text(tool.map_or(&Yaml::BadValue, |c| &c["key"])).unwrap_or_default();
+        assert!(key.contains("$GAUNTLET_VERSION"), "{name} {job_name}: the tool's cache key `{key}`");
+    }
+}
+
+/// The release this checkout names in ci/release/VERSION (the version the
+/// workspace builds; the release commit fills in the checksums).
+fn release_version() -> String {
+    std::fs::read_to_string(root().join("ci/release/VERSION")).unwrap().trim().to_string()
+}
+
+#[test]
+fn the_release_files_name_the_version_the_workspace_builds() {
+    assert_eq!(release_version(), env!("CARGO_PKG_VERSION"), "ci/release/VERSION and the workspace's version differ");
+    let url = std::fs::read_to_string(root().join("ci/release/URL")).unwrap();
+    assert_eq!(
+        url.trim(),
+        "https://github.com/gauntlet-review/gauntlet",
+        "one repository for install.sh, binstall and the image"
+    );
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    assert!(manifest.contains(&format!("repository = \"{}\"", url.trim())), "the workspace's `repository`");
+}
+
+#[test]
+fn the_gitlab_template_runs_the_gauntlet_image_of_its_release_and_builds_nothing() {
+    let doc = load("ci/gitlab-ci.yml");
+    for (job_name, job) in gitlab_jobs(&doc) {
+        let image = text(&job["image"]).unwrap_or_default();
+        assert_eq!(image, format!("ghcr.io/gauntlet-review/gauntlet:{}", release_version()), "job {job_name}");
+        let script = [lines(&job["before_script"]), lines(&job["script"])].concat().join("\n");
+        let run = commands(&script);
+        assert!(!run.iter().any(|c| c.first().is_some_and(|w| w == "cargo")), "job {job_name} builds gauntlet");
+        assert!(run.iter().any(|c| c.first().is_some_and(|w| w == "/usr/local/bin/gauntlet")), "job {job_name}");
+        let tool_cache = gitlab_cached(&job).into_iter().find(|p| p.contains("tool"));
+        assert_eq!(tool_cache, None, "job {job_name}: nothing of the tool is cached");
     }
 }
 
@@ -364,22 +397,55 @@ fn the_github_backtest_installs_a_pinned_gauntlet_and_keeps_its_build_per_versio
 }
 
 #[test]
-fn the_action_refuses_to_build_gauntlet_from_the_checkout() {
+fn the_action_refuses_to_install_gauntlet_from_the_checkout() {
     let doc = load("action.yml");
     let steps = doc["runs"]["steps"].as_vec().unwrap();
-    let build = steps.iter().find(|s| text(&s["run"]).is_some_and(|r| r.contains("cargo install"))).unwrap();
+    // The first step that runs the action's own install.sh is the one that
+    // refuses: a local action's install.sh is the pull request's code.
+    let first = steps.iter().find(|s| text(&s["run"]).is_some_and(|r| r.contains("install.sh"))).unwrap();
     let workspace = tempfile::tempdir().unwrap();
     // `uses: ./`: the action is the pull request's own copy.
+    std::fs::create_dir_all(workspace.path().join("ci")).unwrap();
+    std::fs::write(workspace.path().join("ci/install.sh"), "echo planted > \"$RUNNER_TEMP/ran\"\n").unwrap();
     let out = Command::new("bash")
         .arg("-c")
-        .arg(text(&build["run"]).unwrap())
+        .arg(text(&first["run"]).unwrap())
         .env("GITHUB_ACTION_PATH", workspace.path())
         .env("GITHUB_WORKSPACE", workspace.path())
+        .env("GITHUB_OUTPUT", workspace.path().join("out"))
         .env("RUNNER_TEMP", workspace.path())
         .env("PATH", "/usr/bin:/bin")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("refusing to build the action from inside the checkout"), "{stderr}");
+    assert!(stderr.contains("refusing to install the action from inside the checkout"), "{stderr}");
+    assert!(!workspace.path().join("ran").exists(), "the checkout's install.sh ran");
+}
+
+#[test]
+fn the_action_installs_its_own_release_keyed_by_that_release() {
+    let doc = load("action.yml");
+    let steps = doc["runs"]["steps"].as_vec().unwrap();
+    let at = |f: &dyn Fn(&Yaml) -> bool| steps.iter().position(f);
+    let run = |s: &Yaml| text(&s["run"]).unwrap_or_default().to_string();
+    let named = at(&|s| run(s).contains("install.sh\" --cache-key")).expect("a step names the release");
+    let id = text(&steps[named]["id"]).expect("the naming step has an id").to_string();
+    let cache = at(&|s| text(&s["uses"]).is_some_and(|u| u.starts_with("actions/cache@"))).expect("a cache step");
+    let key = text(&steps[cache]["with"]["key"]).unwrap();
+    assert!(key.contains(&format!("steps.{id}.outputs.key")), "the install's cache key `{key}`");
+    assert!(!key.contains("hashFiles") && !key.contains("action_ref"), "GitHub evaluates these wrongly here: `{key}`");
+    assert_eq!(text(&steps[cache]["with"]["path"]), Some("${{ runner.temp }}/gauntlet"));
+    let install = at(&|s| run(s).contains("install.sh\" --dir")).expect("an install step");
+    assert!(named < cache && cache < install, "named, then restored, then installed (skipped when restored)");
+    assert!(
+        run(&steps[install]).contains("bash \"$GITHUB_ACTION_PATH/ci/install.sh\" --dir \"$RUNNER_TEMP/gauntlet\"")
+    );
+    for step in &steps[install + 1..] {
+        let script = run(step);
+        if script.contains("gauntlet\" ") {
+            assert!(script.contains("\"$RUNNER_TEMP/gauntlet/bin/gauntlet\""), "{script}");
+        }
+    }
+    assert!(steps.iter().all(|s| !run(s).contains("cargo ")), "only install.sh builds, and only without an archive");
 }

@@ -37,31 +37,36 @@ fn azure_steps() -> Vec<Yaml> {
 }
 
 #[test]
-fn the_azure_template_keeps_its_build_per_gauntlet_commit_outside_the_checkout() {
+fn the_azure_template_installs_the_pinned_release_and_keeps_it_per_release_outside_the_checkout() {
     let steps = azure_steps();
     let script = |s: &Yaml| s["bash"].as_str().unwrap_or_default().to_string();
-    let build = steps.iter().position(|s| script(s).contains("cargo install")).expect("a build step");
-    let after = script(&steps[build]).split("--root").nth(1).unwrap().to_string();
+    let install = steps.iter().position(|s| script(s).contains("install.sh\" --dir")).expect("an install step");
+    assert!(
+        script(&steps[install]).starts_with("bash \"$(Pipeline.Workspace)/s/gauntlet/ci/install.sh\""),
+        "the install script of the pinned gauntlet resource, not of the checkout: {}",
+        script(&steps[install])
+    );
+    let after = script(&steps[install]).split("--dir").nth(1).unwrap().to_string();
     let root_flag = after.split_whitespace().next().unwrap().trim_matches('"').to_string();
     let cache = steps.iter().position(|s| {
         s["task"].as_str().is_some_and(|t| t.starts_with("Cache@"))
             && s["inputs"]["path"].as_str() == Some(root_flag.as_str())
     });
     let cache = cache.unwrap_or_else(|| panic!("no cache keeps {root_flag}"));
-    assert!(cache < build, "restored before the build, which then skips");
-    assert!(
-        script(&steps[build]).contains(&format!("[ ! -x \"{root_flag}/bin/gauntlet\" ]")),
-        "built only when missing"
-    );
+    assert!(cache < install, "restored before the install, which then skips");
     assert!(
         root_flag.starts_with("$(Pipeline.Workspace)/") && !root_flag.contains("/s/"),
         "outside the sources: {root_flag}"
     );
+    assert_eq!(steps[install]["workingDirectory"].as_str(), Some("$(Agent.TempDirectory)"));
     let key = steps[cache]["inputs"]["key"].as_str().unwrap();
-    assert!(key.contains("$(GAUNTLET_COMMIT)"), "keyed by the release built: {key}");
-    let named =
-        steps.iter().position(|s| script(s).contains("variable=GAUNTLET_COMMIT") && script(s).contains("s/gauntlet"));
-    assert!(named.is_some_and(|n| n < cache), "the commit is named before the cache is looked up");
+    assert!(key.contains("$(GAUNTLET_CACHE_KEY)"), "keyed by the release installed: {key}");
+    let named = steps.iter().position(|s| {
+        script(s).contains("variable=GAUNTLET_CACHE_KEY")
+            && script(s).contains("s/gauntlet/ci/install.sh\" --cache-key")
+    });
+    assert!(named.is_some_and(|n| n < cache), "the release is named before the cache is looked up");
+    assert!(steps.iter().all(|s| !script(s).contains("cargo ")), "only install.sh builds, and only without an archive");
     let runs: Vec<String> = steps.iter().map(script).filter(|s| s.contains("/bin/gauntlet\" -C")).collect();
     assert_eq!(runs.len(), 2);
     assert!(runs.iter().all(|r| r.contains(&format!("\"{root_flag}/bin/gauntlet\""))), "{runs:?}");

@@ -20,15 +20,15 @@ use std::path::{Path, PathBuf};
 
 /// The built-in rule files, embedded at build time.
 pub const BUILTIN: [(&str, &str); 9] = [
-    ("correctness.md", include_str!("../../../rules/correctness.md")),
-    ("broad.md", include_str!("../../../rules/broad.md")),
-    ("security-privacy.md", include_str!("../../../rules/security-privacy.md")),
-    ("error-handling.md", include_str!("../../../rules/error-handling.md")),
-    ("tests.md", include_str!("../../../rules/tests.md")),
-    ("contract-drift.md", include_str!("../../../rules/contract-drift.md")),
-    ("history.md", include_str!("../../../rules/history.md")),
-    ("prior-feedback.md", include_str!("../../../rules/prior-feedback.md")),
-    ("design-tokens.md", include_str!("../../../rules/design-tokens.md")),
+    ("correctness.md", include_str!("../rules/correctness.md")),
+    ("broad.md", include_str!("../rules/broad.md")),
+    ("security-privacy.md", include_str!("../rules/security-privacy.md")),
+    ("error-handling.md", include_str!("../rules/error-handling.md")),
+    ("tests.md", include_str!("../rules/tests.md")),
+    ("contract-drift.md", include_str!("../rules/contract-drift.md")),
+    ("history.md", include_str!("../rules/history.md")),
+    ("prior-feedback.md", include_str!("../rules/prior-feedback.md")),
+    ("design-tokens.md", include_str!("../rules/design-tokens.md")),
 ];
 
 /// Where repositories keep their own reviewers.
