@@ -322,24 +322,3 @@ fn a_defect_of_the_root_commit_is_a_case_whose_base_is_the_empty_tree() {
     paths.sort();
     assert_eq!(paths, vec!["README.md", "src/half.py"]);
 }
-
-#[test]
-fn a_fix_that_only_adds_code_inside_a_line_gets_confidence_c() {
-    let repo = tempfile::tempdir().unwrap();
-    let d = repo.path();
-    start(d);
-    let v1 = "def sign(value, key):\n    value = to_bytes(value)\n    return value + mac(key, value)\n";
-    let wrote = commit(d, 1, "Add signing", &[("src/sign.py", Some(v1))]);
-    // The conversion goes away elsewhere in the function; the line itself stays.
-    let v2 = v1.replace("    value = to_bytes(value)\n", "");
-    commit(d, 5, "Tidy signing", &[("src/sign.py", Some(&v2))]);
-    let fixed = v2.replace("return value +", "return to_bytes(value) +");
-    commit(d, 200, "Fix signing text", &[("src/sign.py", Some(&fixed))]);
-
-    let m = mined(d, &no_clean());
-    assert!(m.escapes.is_empty(), "{:?}", rows(&m));
-    let why = format!("confidence C: {}, not kept (see --confidence)", mine::ONLY_INSERTED);
-    assert_eq!(skipped(&m, &why), 1, "{:?}", m.summary.skipped);
-    let all = Options { keep: vec![Confidence::A, Confidence::B, Confidence::C], ..no_clean() };
-    assert_eq!(rows(&mined(d, &all)), vec![(wrote, Confidence::C, vec![("src/sign.py".to_string(), 3, 3)])]);
-}

@@ -23,8 +23,6 @@ pub struct Found {
     pub confidence: Confidence,
     /// (path, line) in the introducing commit's version of its files.
     pub lines: BTreeSet<(String, u32)>,
-    /// Why the confidence is C when blame alone would say B.
-    pub why_c: Option<&'static str>,
 }
 
 /// What mining one fix gave: a case, or the reason there is none; and every commit
@@ -65,10 +63,6 @@ struct Touched {
 
 /// The reason a fix that changes only comments, docstrings or literal text is skipped.
 pub(crate) const PROSE_ONLY: &str = "the fix changes only comments, docstrings, string literals or layout";
-
-/// Why a fix that only adds tokens to the lines it changes gets confidence C.
-pub const ONLY_INSERTED: &str =
-    "the fix only adds code inside the lines it changes (what was missing may have been removed by another commit)";
 
 /// The reason blame that ends at a shallow clone's boundary gives no case.
 pub const BEYOND_SHALLOW: &str =
@@ -134,16 +128,7 @@ impl Miner<'_> {
         let found = match evidence {
             Evidence::Trailer(id) => self.named(id, Confidence::A, parent, &blamed, &touched.paths)?,
             Evidence::Revert(id) => self.named(id, Confidence::B, parent, &blamed, &touched.paths)?,
-            _ => self.by_blame(&blamed, added_only)?.map(|mut f| {
-                // Like a fix that only adds lines: what was missing may have been
-                // taken out by another commit than the one that wrote the line.
-                let inserted = |k: &(String, u32)| touched.taken.get(k).is_some_and(|r| untouched::only_inserted(r));
-                if f.confidence == Confidence::B && touched.removed.iter().all(inserted) {
-                    f.confidence = Confidence::C;
-                    f.why_c = Some(ONLY_INSERTED);
-                }
-                f
-            }),
+            _ => self.by_blame(&blamed, added_only)?,
         };
         Ok(Outcome { found: Some(found), blamed: commits })
     }
@@ -360,7 +345,7 @@ impl Miner<'_> {
         if lines.is_empty() {
             return Ok(Err("the commit the message names changed none of the files the fix touched".into()));
         }
-        Ok(Ok(Found { introducer: sha, confidence, lines, why_c: None }))
+        Ok(Ok(Found { introducer: sha, confidence, lines }))
     }
 
     /// No commit named: the one most blamed lines land on.
@@ -379,7 +364,7 @@ impl Miner<'_> {
         let single = count.len() == 1 && blamed.iter().all(|b| !b.boundary);
         let confidence = if single && !added_only { Confidence::B } else { Confidence::C };
         let lines = blamed.iter().filter(|b| b.commit == top).map(|b| (b.path.clone(), b.line)).collect();
-        Ok(Ok(Found { introducer: top.to_string(), confidence, lines, why_c: None }))
+        Ok(Ok(Found { introducer: top.to_string(), confidence, lines }))
     }
 
     /// Why a commit cannot be a case's head: a merge, a sweep, a shallow clone's
