@@ -21,8 +21,9 @@ pub const DEFAULT_EXCLUDE_SUBJECTS: [&str; 5] = [
     // `docs`, not `doc`: a variable called `doc` is common in code a fix repairs.
     r"(?i)\b(docs|docstrings?|documentation|readme|changelog)\b",
     r"(?i)\b(fix(e[sd])?|correct(ed)?|update[sd]?)\s+(a\s+|the\s+)?(code\s+)?comments?\b",
-    // What a linter or formatter asked for: style, rarely a defect a reviewer misses.
-    r"(?i)\b(flake8|pyflakes|pycodestyle|pep ?8|pylint|mypy|black|isort|ruff|clippy|rustfmt|cargo fmt|eslint|prettier|gofmt|golint|lint(s|er|ers|ing)?)\b",
+    // What a linter, a formatter or the compiler's warnings asked for: style,
+    // rarely a defect a reviewer misses.
+    r"(?i)\b(flake8|pyflakes|pycodestyle|pep ?8|pylint|mypy|black|isort|ruff|clippy|rustfmt|cargo fmt|eslint|prettier|gofmt|golint|lint(s|er|ers|ing)?|warnings)\b",
 ];
 
 /// The configured patterns, compiled.
