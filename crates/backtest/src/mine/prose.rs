@@ -85,10 +85,46 @@ pub(crate) fn cosmetic(old: &Reading, new: &Reading, h: &Hunk) -> Option<Cosmeti
         (Some(a), Some(b)) => a == b,
         _ => {
             let code = |l: &String| hunks::is_code(&old.path, l);
-            !h.removed.iter().any(code) && !h.added.iter().any(code)
+            let blank = !h.removed.iter().any(code) && !h.added.iter().any(code);
+            // Only a trailing `# ...` comment changed (`version = "1" # keep in sync`).
+            let words = |lines: &[String]| -> Vec<String> {
+                let code = lines.iter().map(|l| without_hash_comment(l));
+                code.flat_map(|l| super::refactor::tokens(l).into_iter().map(str::to_string).collect::<Vec<_>>())
+                    .collect()
+            };
+            blank || (hash_comments(&old.path) && words(&h.removed) == words(&h.added))
         }
     };
     prose.then_some(Cosmetic::Prose)
+}
+
+/// Whether `#` starts a comment in a file no grammar reads: TOML, YAML, INI-style
+/// settings, shell, Makefiles and Dockerfiles, requirement lists.
+fn hash_comments(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    ["toml", "yml", "yaml", "cfg", "ini", "conf", "sh", "bash", "zsh", "rb", "pl", "r", "nix", "cmake", "in"]
+        .contains(&ext.as_str())
+        || ["Makefile", "Dockerfile", "Gemfile", "Rakefile", "Pipfile", "CMakeLists.txt"].contains(&name)
+        || name.starts_with("requirements")
+}
+
+/// A line up to a `#` that starts a comment: at the start or after a space, and
+/// outside quotes.
+fn without_hash_comment(line: &str) -> &str {
+    let mut quote: Option<char> = None;
+    let mut previous = ' ';
+    for (i, c) in line.char_indices() {
+        match quote {
+            Some(q) if c == q && previous != '\\' => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == '#' && previous.is_whitespace() => return &line[..i],
+            None => {}
+        }
+        previous = c;
+    }
+    line
 }
 
 /// Per line (0-based) of a packaging file that also holds tool settings, whether
@@ -211,6 +247,19 @@ mod tests {
         );
         let packages = hunk((6, 1), (6, 1), &["packages = find:"], &["packages = shop"]);
         assert_eq!(cosmetic(&a, &b, &packages), None);
+    }
+
+    #[test]
+    fn a_trailing_hash_comment_is_prose_where_no_grammar_reads_the_file() {
+        let r = Reading::new("env/Cargo.toml", None);
+        let note =
+            hunk((3, 1), (3, 1), &["version = \"0.4.3\""], &["version = \"0.4.3\" # keep html_root_url in step"]);
+        assert_eq!(cosmetic(&r, &r, &note), Some(Cosmetic::Prose));
+        let hash = hunk((3, 1), (3, 1), &["color = \"red\""], &["color = \"#ff0000\""]);
+        assert_eq!(cosmetic(&r, &r, &hash), None, "a `#` inside quotes is no comment");
+        let sh = Reading::new("run.sh", None);
+        assert_eq!(cosmetic(&sh, &sh, &hunk((1, 1), (1, 1), &["make"], &["make # all"])), Some(Cosmetic::Prose));
+        assert_eq!(cosmetic(&sh, &sh, &hunk((1, 1), (1, 1), &["make"], &["make all"])), None);
     }
 
     #[test]
