@@ -44,6 +44,7 @@ pub fn render(b: &Backtest) -> String {
     for note in &b.notes {
         let _ = writeln!(h, "<p class=\"note\">{}</p>", escape(note));
     }
+    let _ = writeln!(h, "<p class=\"note curation\">{}</p>", escape(&b.curation.sentence()));
     totals(&mut h, b);
     chart(&mut h, &b.threshold_sweep.points, &b.threshold_sweep.basis);
     with_minor(&mut h, &b.threshold_sweep.with_minor);
@@ -197,9 +198,10 @@ fn case(h: &mut String, c: &CaseResult) {
     }
     let _ = write!(
         h,
-        "<section class=\"case{failed}\" data-case=\"{}\"><h3>{} <small>({kind})</small></h3><p>{}</p>",
+        "<section class=\"case{failed}\" data-case=\"{}\"><h3>{} <small>({kind})</small>{}</h3><p>{}</p>",
         escape(&c.name),
         escape(&c.name),
+        curation_badge(c),
         escape(&c.description)
     );
     for fix in &c.fix {
@@ -247,6 +249,11 @@ fn case(h: &mut String, c: &CaseResult) {
         }
     }
     h.push_str("</section>\n");
+}
+
+/// A case's curation state, in words: `[accepted: why]`, `[unreviewed]`.
+fn curation_badge(c: &CaseResult) -> String {
+    format!(" <small class=\"curation {}\">[{}]</small>", c.curation.status, escape(&c.curation.label()))
 }
 
 #[cfg(test)]
