@@ -227,9 +227,7 @@ fn screen(case: &Case, n: usize, of: usize, max_lines: usize) -> String {
         let who = fixes.get(i).cloned().unwrap_or_else(|| short(&f.sha).to_string());
         s.push_str(&format!("  {:<14}{who}\n    {}\n", "fixed by", f.subject));
     }
-    for d in &case.defects {
-        s.push_str(&format!("  {:<14}{}  {}\n", "blamed lines", d.at, d.description));
-    }
+    s.push_str(&blamed(case));
     let missing = |file: &str| {
         format!(
             "  (no {file} beside case.toml: mined by an older gauntlet or written by hand; `gauntlet backtest mine` \
@@ -286,8 +284,12 @@ fn body(text: &str) -> String {
     text.lines().skip_while(|l| l.starts_with('#') || l.is_empty()).map(|l| format!("{l}\n")).collect()
 }
 
-/// The introducing commit's message and only the hunks that hold a blamed line
-/// (with their file's `diff --git` line); the hunks left out are counted.
+/// Lines shown around each blamed line of the introducing diff.
+const AROUND: usize = 3;
+
+/// The introducing commit's message and, of its diff, only the hunks that hold
+/// a blamed line (with their file's `diff --git` line), cut to the blamed lines
+/// and [`AROUND`] lines either side; the hunks left out are counted.
 fn blamed_hunks(text: &str) -> String {
     let text = body(text);
     let (message, diff) = match text.find("\ndiff --git ") {
@@ -298,20 +300,29 @@ fn blamed_hunks(text: &str) -> String {
     let (mut left_out, mut file_line) = (0, None::<&str>);
     let mut hunk: Vec<&str> = Vec::new();
     let mut flush = |hunk: &mut Vec<&str>, file_line: &mut Option<&str>, out: &mut String| {
-        if hunk.is_empty() {
-            return;
-        }
-        if hunk.iter().any(|l| l.starts_with(MARK)) {
+        let Some((header, lines)) = hunk.split_first() else { return };
+        let marked: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts_with(MARK)).collect();
+        if marked.is_empty() {
+            left_out += 1;
+        } else {
             if let Some(f) = file_line.take() {
                 out.push_str(f);
                 out.push('\n');
             }
-            for l in hunk.iter() {
-                out.push_str(l);
-                out.push('\n');
+            out.push_str(header);
+            out.push('\n');
+            let near = |i: usize| marked.iter().any(|&m| i.abs_diff(m) <= AROUND);
+            let mut gap = false;
+            for (i, l) in lines.iter().enumerate() {
+                if near(i) {
+                    out.push_str(l);
+                    out.push('\n');
+                    gap = false;
+                } else if !gap {
+                    out.push_str("   ...\n");
+                    gap = true;
+                }
             }
-        } else {
-            left_out += 1;
         }
         hunk.clear();
     };
@@ -336,6 +347,31 @@ fn blamed_hunks(text: &str) -> String {
     out
 }
 
+/// The blamed lines, one row per file (`a.py:3, 9-11`), and each distinct
+/// description once.
+fn blamed(case: &Case) -> String {
+    let mut rows: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut said: Vec<&str> = Vec::new();
+    for d in &case.defects {
+        for at in std::iter::once(&d.at).chain(&d.also) {
+            let lines = if at.start == at.end { at.start.to_string() } else { format!("{}-{}", at.start, at.end) };
+            match rows.iter_mut().find(|(p, _)| *p == at.path) {
+                Some((_, all)) => all.push(lines),
+                None => rows.push((&at.path, vec![lines])),
+            }
+        }
+        if !said.contains(&d.description.as_str()) {
+            said.push(&d.description);
+        }
+    }
+    let mut s: String =
+        rows.iter().map(|(path, lines)| format!("  {:<14}{path}:{}\n", "blamed lines", lines.join(", "))).collect();
+    for d in said {
+        s.push_str(&format!("    {d}\n"));
+    }
+    s
+}
+
 /// `text` cut to `max` lines, saying where the rest is.
 fn capped(text: &str, max: usize, file: &Path) -> String {
     let total = text.lines().count();
@@ -353,12 +389,17 @@ mod tests {
 
     #[test]
     fn only_the_hunks_with_blamed_lines_are_shown_and_the_others_counted() {
-        let intro = "# header\n\ncommit abc\nAuthor: Dev <d@x>\nDate:   2021-01-05T00:00:00+00:00\n\n    Add paging\n\n\
-                     diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n@@ -9 +9 @@\n-p\n>>+q\n\
-                     diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-u\n+v\n";
+        let long: String = (1..=12).map(|i| format!("+line {i}\n")).collect();
+        let intro = format!(
+            "# header\n\ncommit abc\nAuthor: Dev <d@x>\nDate:   2021-01-05T00:00:00+00:00\n\n    Add paging\n\n\
+             diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n@@ -9 +9,13 @@\n-p\n>>+q\n{long}\
+             diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-u\n+v\n"
+        );
+        let intro = intro.as_str();
         let shown = blamed_hunks(intro);
         assert!(shown.starts_with("commit abc\n"), "{shown}");
-        assert!(shown.contains("diff --git a/a.py b/a.py\n@@ -9 +9 @@\n-p\n>>+q\n"), "{shown}");
+        let near = "diff --git a/a.py b/a.py\n@@ -9 +9,13 @@\n-p\n>>+q\n+line 1\n+line 2\n+line 3\n   ...\n(";
+        assert!(shown.contains(near), "three lines either side of a blamed line: {shown}");
         assert!(!shown.contains("b.py") && !shown.contains("+y"), "{shown}");
         assert!(shown.contains("(2 hunk(s) without a blamed line not shown)"), "{shown}");
         assert_eq!(commits(intro), vec!["abc  Dev <d@x>  2021-01-05T00:00:00+00:00"]);
