@@ -32,7 +32,12 @@
 //! commit id of HEAD when mined) and `[[fix]]` entries (`sha`, `subject`, `body` of
 //! the commit that later fixed the defect). All three are for scoring and reports
 //! only: nothing in them is ever sent to a model.
+//!
+//! A person's review of a case is recorded beside them (see [`crate::curate`]):
+//! `status` (`"unreviewed"`, `"accepted"` or `"rejected"`; a case without one is
+//! unreviewed), `reason`, `curated_by` and `curated_at`.
 
+use crate::curate::{Curation, Status};
 use crate::mine::{Confidence, FixRef};
 use gauntlet_review::contract::Location;
 use serde::{Deserialize, Serialize};
@@ -110,6 +115,10 @@ struct CaseToml {
     mined_at: Option<String>,
     #[serde(default)]
     fix: Vec<FixToml>,
+    status: Option<String>,
+    reason: Option<String>,
+    curated_by: Option<String>,
+    curated_at: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -166,6 +175,8 @@ pub struct Case {
     /// Mined cases: the commits that later fixed the defects. Scoring-only: never
     /// part of what a model is shown.
     pub fix: Vec<FixRef>,
+    /// What a person said of the case (unreviewed when nobody has).
+    pub curation: Curation,
 }
 
 /// Every case under `root`, sorted by name. A folder without a `case.toml` is not a
@@ -225,6 +236,12 @@ pub fn load_case(dir: &Path) -> Result<Case, CorpusError> {
         }
     }
     check_decoys(&raw.decoys, &defects).map_err(invalid)?;
+    let status = match raw.status.as_deref() {
+        None => Status::Unreviewed,
+        Some(text) => Status::parse(text)
+            .ok_or_else(|| invalid(format!("status `{text}`: use \"unreviewed\", \"accepted\" or \"rejected\"")))?,
+    };
+    let curation = Curation { status, reason: raw.reason, curated_by: raw.curated_by, curated_at: raw.curated_at };
     Ok(Case {
         name: dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         dir: dir.to_path_buf(),
@@ -239,6 +256,7 @@ pub fn load_case(dir: &Path) -> Result<Case, CorpusError> {
         confidence,
         mined_at: raw.mined_at,
         fix: raw.fix.into_iter().map(|f| FixRef { sha: f.sha, subject: f.subject, body: f.body }).collect(),
+        curation,
     })
 }
 
@@ -402,6 +420,20 @@ mod tests {
         assert!(case_with(&bad).unwrap_err().to_string().contains("confidence `D`"));
         let old = case_with(&format!("{HEAD}kind = \"clean\"\n")).unwrap();
         assert_eq!((old.confidence, old.mined_at, old.fix.len()), (None, None, 0), "old corpora stay valid");
+        assert_eq!(old.curation, Curation::default(), "a case without a status is unreviewed");
+    }
+
+    #[test]
+    fn a_curation_is_read_and_an_unknown_status_is_refused() {
+        let toml = format!(
+            "{HEAD}kind = \"clean\"\nstatus = \"rejected\"\nreason = \"a CI change\"\ncurated_by = \"Ada\"\n\
+             curated_at = \"2026-12-06\"\n"
+        );
+        let c = case_with(&toml).unwrap().curation;
+        assert_eq!((c.status, c.reason.as_deref()), (Status::Rejected, Some("a CI change")));
+        assert_eq!((c.curated_by.as_deref(), c.curated_at.as_deref()), (Some("Ada"), Some("2026-12-06")));
+        let err = case_with(&format!("{HEAD}kind = \"clean\"\nstatus = \"signed\"\n")).unwrap_err().to_string();
+        assert!(err.contains("status `signed`: use"), "{err}");
     }
 
     #[test]

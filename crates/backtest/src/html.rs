@@ -66,6 +66,7 @@ pub fn render_linked(b: &Backtest, web: Option<&WebRepo>) -> String {
     for note in &b.notes {
         let _ = writeln!(h, "<p class=\"note\">{}</p>", escape(note));
     }
+    let _ = writeln!(h, "<p class=\"note curation\">{}</p>", escape(&b.curation.sentence()));
     let order = crate::report::reading_order(&b.cases);
     let anchors = crate::html_cases::anchors(&order);
     toc(&mut h, b, &order, &anchors);

@@ -62,6 +62,7 @@ pub fn case_columns(with_baseline: bool) -> Vec<&'static str> {
     let mut columns = vec![
         "case",
         "kind",
+        "curation",
         "outcome",
         "candidates",
         "published",
@@ -89,6 +90,7 @@ pub fn case_row(c: &CaseResult, anchor: &str, with_baseline: bool) -> Vec<String
     let mut row = vec![
         format!("<a href=\"#{anchor}\">{}</a>", escape(&c.name)),
         kind.to_string(),
+        format!("<span class=\"curation {}\">{}</span>", c.curation.status, escape(&c.curation.label())),
         format!("<span class=\"mark {class}\">{}</span>", escape(&outcome)),
     ];
     let none = || "–".to_string();
@@ -206,11 +208,12 @@ fn section(h: &mut String, c: &CaseResult, anchor: &str, with_baseline: bool, we
     let _ = write!(
         h,
         "<section class=\"case {}{failed}\" id=\"{anchor}\" data-case=\"{}\"><h3><a href=\"#{anchor}\">{}</a> \
-         <small>({kind})</small> <span class=\"mark {class}\">{}</span></h3><p>{}</p>",
+         <small>({kind})</small> <span class=\"mark {class}\">{}</span>{}</h3><p>{}</p>",
         if c.kind == Kind::Escape { "escape" } else { "clean" },
         escape(&c.name),
         escape(&c.name),
         escape(&outcome),
+        curation_badge(c),
         escape(&c.description)
     );
     if !c.head.is_empty() {
@@ -351,6 +354,11 @@ fn missed(h: &mut String, links: &Links<'_>, missed: &[Missed]) {
         }
     }
     h.push_str("</ul>");
+}
+
+/// A case's curation state, in words: `[accepted: why]`, `[unreviewed]`.
+fn curation_badge(c: &CaseResult) -> String {
+    format!(" <small class=\"curation {}\">[{}]</small>", c.curation.status, escape(&c.curation.label()))
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@
 pub mod baseline;
 pub mod checkout;
 pub mod corpus;
+pub mod curate;
 pub mod html;
 mod html_cases;
 pub mod judge;

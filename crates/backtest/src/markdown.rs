@@ -27,6 +27,7 @@ pub fn render(b: &Backtest) -> String {
     for note in &b.notes {
         let _ = writeln!(out, "\nNote: {note}");
     }
+    let _ = writeln!(out, "\nCuration: {}", b.curation.sentence());
     headline(&mut out, b);
     crate::judge::report::markdown(&mut out, b);
     spend_by_step(&mut out, b);
@@ -178,22 +179,25 @@ fn spend_by_step(out: &mut String, b: &Backtest) {
 fn cases(out: &mut String, b: &Backtest) {
     let with_baseline = b.baseline.is_some();
     let _ = writeln!(out, "\n## Cases\n");
-    let _ = write!(out, "| case | kind | candidates | grounded | survived | published | TP | FP | caught |");
+    let _ = write!(out, "| case | kind | curation | candidates | grounded | survived | published | TP | FP | caught |");
     let baseline = if with_baseline { " baseline TP/FP/caught |" } else { "" };
     let _ = writeln!(out, "{baseline} spend | unmatched findings | notes |");
-    let columns = if with_baseline { 13 } else { 12 };
+    let columns = if with_baseline { 14 } else { 13 };
     let _ = writeln!(out, "|{}", " --- |".repeat(columns));
     for c in crate::report::reading_order(&b.cases) {
-        let _ = writeln!(out, "{}", case_row(c, with_baseline));
+        let _ = writeln!(out, "{}", case_row(c, with_baseline, c.left_out(&b.curation)));
     }
 }
 
-fn case_row(c: &CaseResult, with_baseline: bool) -> String {
+fn case_row(c: &CaseResult, with_baseline: bool, left_out: bool) -> String {
     let kind = match c.kind {
         crate::corpus::Kind::Escape => "escape",
         crate::corpus::Kind::Clean => "clean",
     };
     let mut notes: Vec<String> = Vec::new();
+    if left_out {
+        notes.push(format!("left out: {}", c.curation.status));
+    }
     if let Some(e) = &c.error {
         notes.push(format!("**failed**: {e}"));
     }
@@ -237,7 +241,8 @@ fn case_row(c: &CaseResult, with_baseline: bool) -> String {
         String::new()
     };
     let (name, unmatched, notes) = (cell(&c.name), cell(&unmatched), cell(&notes.join("; ")));
-    format!("| {name} | {kind} | {numbers} |{baseline} {spent} | {unmatched} | {notes} |")
+    let curation = cell(&c.curation.label());
+    format!("| {name} | {kind} | {curation} | {numbers} |{baseline} {spent} | {unmatched} | {notes} |")
 }
 
 fn reviewers(out: &mut String, b: &Backtest) {

@@ -33,6 +33,9 @@ pub struct CaseResult {
     /// What the blind judge's sessions spent on this case (`--judge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_spend: Option<Spend>,
+    /// What a person said of the case (`gauntlet backtest curate`).
+    #[serde(default)]
+    pub curation: crate::curate::Curation,
 }
 
 impl CaseResult {
@@ -49,12 +52,19 @@ impl CaseResult {
             confidence: case.confidence,
             fix: case.fix.clone(),
             judge_spend: None,
+            curation: case.curation.clone(),
         }
     }
 
     /// Whether the case counts in the totals.
     pub fn scored(&self) -> bool {
         self.error.is_none() && self.gauntlet.is_some()
+    }
+
+    /// Whether the curation left the case out (it was not run): some case of the
+    /// corpus is accepted and this one is not.
+    pub fn left_out(&self, selection: &crate::curate::Selection) -> bool {
+        !selection.scores(self.curation.status)
     }
 }
 
@@ -151,6 +161,9 @@ pub struct Backtest {
     /// What the blind judge spent over every case; absent when it did not run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge_spend: Option<Spend>,
+    /// Accepted, rejected and unreviewed cases, and whether only the accepted ones
+    /// were scored (the others are in `cases`, not run).
+    pub curation: crate::curate::Selection,
 }
 
 /// The pipeline's validator sessions over a backtest.
@@ -179,6 +192,7 @@ pub struct Meta {
 
 /// Add the cases up.
 pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
+    let curation = crate::curate::Selection::of(cases.iter().map(|c| &c.curation.status));
     let scored: Vec<&CaseResult> = cases.iter().filter(|c| c.scored()).collect();
     let pipeline: Vec<(Kind, &PipelineResult)> =
         scored.iter().filter_map(|c| c.gauntlet.as_ref().map(|g| (c.kind, g))).collect();
@@ -253,6 +267,7 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
         shard: meta.shard,
         notes: meta.notes,
         judge_spend,
+        curation,
     }
 }
 

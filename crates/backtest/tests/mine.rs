@@ -87,7 +87,7 @@ fn the_written_corpus_loads_points_at_the_repository_and_is_identical_on_a_secon
     let m = mined(repo.path(), &Options::default());
     mine::write::write(&m, repo.path(), &corpus_dir).unwrap();
     let first = history::read_tree(&corpus_dir);
-    assert_eq!(first.len(), 7, "six cases and the summary: {:?}", first.keys());
+    assert_eq!(first.len(), 16, "six cases, their diffs and the summary: {:?}", first.keys());
 
     let cases = corpus::load(&corpus_dir).unwrap();
     let escape = cases.iter().find(|c| c.head == h.id("paging")).unwrap();

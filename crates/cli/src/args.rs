@@ -370,7 +370,7 @@ pub struct RefineArgs {
 }
 
 /// `gauntlet backtest CORPUS [flags]`, or one of its subcommands. A corpus folder
-/// named like a subcommand is written `./mine`.
+/// named like a subcommand is written `./mine` (or `./curate`, `./merge`).
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct BacktestArgs {
@@ -445,8 +445,25 @@ pub enum BacktestCommand {
     /// Build a corpus from this repository's history: fixes found by their messages,
     /// the commits that introduced them found by blame (SZZ), and old clean commits.
     Mine(MineArgs),
+    /// Read the mined cases one by one (the fix, the blamed lines in the introducing
+    /// commit) and accept or reject each, with a reason; the backtest then scores
+    /// only the accepted cases.
+    Curate(CurateArgs),
     /// Combine the JSON reports of `--shard` runs into the report of the whole corpus.
     Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CurateArgs {
+    /// The corpus folder (where `backtest mine --out` wrote it).
+    #[arg(value_name = "CORPUS", default_value = "backtest-corpus")]
+    pub corpus: PathBuf,
+    /// Which cases to walk: unreviewed, rejected, accepted or all.
+    #[arg(long, value_name = "STATUS", default_value = "unreviewed")]
+    pub status: String,
+    /// Only this case (its folder name, e.g. escape-1a2b3c4d5e6f), whatever its status.
+    #[arg(long = "case", value_name = "NAME")]
+    pub case: Option<String>,
 }
 
 #[derive(Debug, Args)]

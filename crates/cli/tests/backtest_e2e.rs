@@ -90,7 +90,10 @@ async fn markdown_is_the_default_and_a_missing_corpus_names_the_fix() {
     assert!(stdout.starts_with("# Backtest of "), "{stdout}");
     assert!(stdout.contains("| precision per comment | 100% (1/1) |"), "{stdout}");
     assert!(stdout.contains("| comments per caught defect | 1.00 (1/1) |"), "{stdout}");
-    assert!(stdout.contains("| py-sync-cursor-reset | escape | 1 | 1 | 1 | 1 | 1 | 0 | 1/1 |"), "{stdout}");
+    assert!(
+        stdout.contains("| py-sync-cursor-reset | escape | unreviewed | 1 | 1 | 1 | 1 | 1 | 0 | 1/1 |"),
+        "{stdout}"
+    );
 
     let empty = tempfile::tempdir().unwrap();
     let path = empty.path().display().to_string();

@@ -81,6 +81,7 @@ fn case(
         confidence: None,
         fix: vec![],
         judge_spend: None,
+        curation: Default::default(),
     }
 }
 

@@ -35,7 +35,7 @@ fn range(text: &str) -> Option<(u32, u32)> {
     Some((start.parse().ok()?, count.parse().ok()?))
 }
 
-fn path(text: &str, prefix: &str) -> Option<String> {
+pub(crate) fn path(text: &str, prefix: &str) -> Option<String> {
     let text = unquote(text.trim_end());
     (text != "/dev/null").then(|| text.strip_prefix(prefix).unwrap_or(&text).to_string())
 }

@@ -18,6 +18,7 @@
 pub mod blame;
 pub mod clean;
 pub mod detect;
+pub mod diffs;
 pub mod history;
 pub mod hunks;
 pub mod prose;

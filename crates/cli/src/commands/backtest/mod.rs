@@ -1,9 +1,12 @@
 //! `gauntlet backtest CORPUS`: review every case of a corpus and score the result
 //! against the known answers (optionally beside a single-pass baseline). Like
 //! `review`, it only prints: nothing in it can reach a code host. `backtest mine`
-//! ([`mine`]) builds a corpus from the repository's history; `backtest merge`
-//! ([`merge`]) adds up the reports of `--shard` runs.
+//! ([`mine`]) builds a corpus from the repository's history; `backtest curate`
+//! ([`curate`]) has a person accept or reject its cases (once any case is accepted,
+//! only accepted cases are run and scored); `backtest merge` ([`merge`]) adds up
+//! the reports of `--shard` runs.
 
+mod curate;
 mod merge;
 mod mine;
 
@@ -13,6 +16,7 @@ use crate::providers::{self, Recording};
 use crate::settings::{Env, ModelSpec, Settings};
 use anyhow::{Context, Result, bail};
 use gauntlet_backtest::corpus::Case;
+use gauntlet_backtest::curate::Selection;
 use gauntlet_backtest::report::{CaseResult, Meta, summarise};
 use gauntlet_backtest::run::{CaseModels, DeepRule, Setup, run_all};
 use gauntlet_change::git::Git;
@@ -68,6 +72,7 @@ fn check_format(format: &str) -> Result<()> {
 pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) -> Result<Outcome> {
     match &args.action {
         Some(BacktestCommand::Mine(mine)) => return mine::run(dir, config, mine).map(|()| Outcome::AllRan),
+        Some(BacktestCommand::Curate(curate)) => return curate::run(dir, curate).map(|()| Outcome::AllRan),
         Some(BacktestCommand::Merge(merge)) => return merge::run(dir, merge),
         None => {}
     }
@@ -79,9 +84,13 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
     let corpus = args.corpus.clone().context("name the corpus folder: gauntlet backtest CORPUS")?;
     let corpus_dir = dir.join(&corpus);
     let mut cases = gauntlet_backtest::corpus::load(&corpus_dir)?;
+    // Decided over the whole corpus, so every shard scores the same cases.
+    let selection = Selection::of_cases(&cases);
     if let Some(shard) = &args.shard {
         cases = shard.select(cases);
     }
+    let (cases, left_out): (Vec<Case>, Vec<Case>) =
+        cases.into_iter().partition(|c| selection.scores(c.curation.status));
     // Models, prices and review settings come from where gauntlet runs (its
     // gauntlet.toml), never from the case repositories.
     let root = Git::discover(dir).map(|g| g.root().to_path_buf()).unwrap_or(dir.to_path_buf());
@@ -161,9 +170,13 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
             String::new()
         }
     );
+    say!("gauntlet: {}", selection.sentence());
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let results = run_all(&cases, &setup, runtime.handle(), &|case| shown.finished(&case_line(case)));
+    let mut results = run_all(&cases, &setup, runtime.handle(), &|case| shown.finished(&case_line(case)));
     shown.finish();
+    // Left-out cases stay in the report, not run, so it can list them and why.
+    results.extend(left_out.iter().map(CaseResult::new));
+    results.sort_by(|a, b| a.name.cmp(&b.name));
     let meta = Meta {
         corpus: corpus.display().to_string(),
         provider: provider.clone(),
