@@ -79,9 +79,13 @@ pub fn checkout(repo: &Path, base: &str, head: &str) -> Result<Checkout, Checkou
     Ok(Checkout { git: Git::at(path), _dir: dir, base, head })
 }
 
-/// Both revisions as commit ids in `dir`, or which one is missing.
+/// Both revisions as commit ids in `dir`, or which one is missing. A base that is
+/// git's empty tree (a root commit's case) stays as it is.
 fn resolve(dir: &Path, base: &str, head: &str, shown: &str) -> Result<(String, String), CheckoutError> {
     let one = |rev: &str| {
+        if gauntlet_change::is_empty_tree(rev) && rev == base {
+            return Ok(rev.to_string());
+        }
         let commit = format!("{rev}^{{commit}}");
         git(dir, &["rev-parse", "-q", "--verify", &commit])
             .map_err(|_| CheckoutError::Revision { rev: rev.to_string(), path: shown.to_string() })

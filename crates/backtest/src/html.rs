@@ -3,94 +3,132 @@
 //! that allows nothing but the page's own stylesheet (by its hash) and inline
 //! images.
 //!
-//! Sections: totals beside the baseline, precision and recall by threshold (an
-//! SVG chart of the sweep), per-reviewer noise, then every case with its funnel,
-//! published findings and missed defects.
+//! It carries at least what the Markdown report does, in this order: a table of
+//! contents, the totals beside the baseline with a change column, validator
+//! sessions, spend per step (raw tokens and billed cost, both sides), precision
+//! and recall by threshold (an SVG chart of the sweep), per-reviewer noise, one
+//! row per case, then every case (escapes first) with its funnel, gauntlet's and
+//! the baseline's findings side by side, and the known defects missed with where
+//! they are. Every hit, false positive and miss is marked by an icon and a word,
+//! never by colour alone. With a web address for the repository (`--repo-url`,
+//! or the `origin` remote) commits and locations link to the host's pages.
 
-use crate::report::{Backtest, CaseResult, Side};
+use crate::report::{Backtest, Side};
 use crate::sweep::Point;
 use gauntlet_report::html::{Chart, Series, escape, head};
+use gauntlet_report::number::{self, cost, percent as pct};
+use gauntlet_report::weblink::WebRepo;
 use std::fmt::Write;
 
-const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#1b1f24}\
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:76rem;color:#1b1f24}\
 table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #d0d7de;padding:.25rem .6rem;\
-text-align:left;vertical-align:top}th{background:#f6f8fa}.case{border:1px solid #d0d7de;border-radius:6px;\
-padding:.5rem 1rem;margin:1rem 0}.failed{border-color:#cf222e}.tp{color:#1a7f37}.fp{color:#cf222e}\
+text-align:left;vertical-align:top}th{background:#f6f8fa}td.n{text-align:right}.case{border:1px solid #d0d7de;\
+border-radius:6px;padding:.5rem 1rem;margin:1rem 0}.case.failed{border-color:#cf222e}\
+.sides{display:grid;grid-template-columns:1fr 1fr;gap:1.5rem}.sides h4{margin:.5rem 0 .25rem}\
+.findings,.missed{padding-left:1.2rem}.findings li,.missed li{margin:.2rem 0}\
+.mark{font-weight:600;white-space:nowrap}.hit .mark,.mark.hit{color:#1a7f37}.fp .mark,.mark.fp{color:#cf222e}\
+.missed .mark,.mark.missed{color:#9a6700}.mark.failed{color:#cf222e}.by{color:#57606a}\
+nav#toc{border:1px solid #d0d7de;border-radius:6px;padding:.25rem 1rem;background:#f6f8fa}\
+nav#toc ol ol{columns:2}.note{color:#57606a}\
 code{background:#f6f8fa;padding:0 .2rem}svg text{font-size:11px}";
 
-fn pct(v: Option<f64>) -> String {
-    v.map_or_else(|| "n/a".to_string(), |v| format!("{:.0}%", v * 100.0))
-}
-
-fn num(v: Option<f64>) -> String {
-    v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.2}"))
-}
-
-/// Render the whole report.
+/// Render the whole report, without links to the repository's web pages.
 pub fn render(b: &Backtest) -> String {
+    render_linked(b, None)
+}
+
+/// Render the whole report; with `web`, commits and file lines link to the
+/// host's pages (only revisions that are commit ids: a branch name in a bundle
+/// means nothing there).
+pub fn render_linked(b: &Backtest, web: Option<&WebRepo>) -> String {
     let mut h = String::new();
     let title = format!("Backtest of {}", b.corpus);
     h.push_str(&head(&title, STYLE));
     let _ = writeln!(
         h,
-        "<h1>{}</h1><p>{} on {} case(s), threshold {}, tolerance {} line(s){}.</p>",
+        "<h1>{}</h1><p>{} on {} case(s), threshold {}, tolerance {} line(s), findings up to {} lines wide{}.</p>",
         escape(&title),
         escape(&b.provider),
         b.cases.len(),
         b.threshold,
         b.tolerance,
+        b.max_span,
         b.shard.as_ref().map(|s| format!(", shard {}", escape(s))).unwrap_or_default()
     );
+    if b.failed > 0 {
+        let _ = writeln!(
+            h,
+            "<p class=\"failed-note\"><span class=\"mark failed\">⚠ failed</span> <strong>{} case(s) could not be \
+             run</strong> and are left out of every total (see Cases).</p>",
+            b.failed
+        );
+    }
     for note in &b.notes {
         let _ = writeln!(h, "<p class=\"note\">{}</p>", escape(note));
     }
+    let order = crate::report::reading_order(&b.cases);
+    let anchors = crate::html_cases::anchors(&order);
+    toc(&mut h, b, &order, &anchors);
     totals(&mut h, b);
+    spend_by_step(&mut h, b);
     chart(&mut h, &b.threshold_sweep.points, &b.threshold_sweep.basis);
     with_minor(&mut h, &b.threshold_sweep.with_minor);
     reviewers(&mut h, b);
-    let _ = writeln!(h, "<h2>Cases</h2><div id=\"cases\">");
-    for c in &b.cases {
-        case(&mut h, c);
-    }
-    h.push_str("</div></body></html>\n");
+    crate::html_cases::table(&mut h, b, &order, &anchors);
+    crate::html_cases::sections(&mut h, b, &order, &anchors, web);
+    h.push_str("</body></html>\n");
     h
 }
 
+/// The table of contents: every section, then every case (escapes first) with
+/// its outcome in a word.
+fn toc(h: &mut String, b: &Backtest, order: &[&crate::report::CaseResult], anchors: &[String]) {
+    h.push_str("<nav id=\"toc\" aria-label=\"contents\"><h2>Contents</h2><ol>");
+    let mut sections = vec![("h-totals", "Totals"), ("h-spend", "Spend by step"), ("h-sweep", "By threshold")];
+    if !b.threshold_sweep.with_minor.is_empty() {
+        sections.push(("h-minor", "By threshold, minor counted"));
+    }
+    sections.extend([("h-reviewers", "Noise per reviewer"), ("h-case-table", "Cases at a glance")]);
+    for (id, text) in sections {
+        let _ = write!(h, "<li><a href=\"#{id}\">{text}</a></li>");
+    }
+    let escapes = order.iter().filter(|c| c.kind == crate::corpus::Kind::Escape).count();
+    let _ = write!(
+        h,
+        "<li><a href=\"#h-cases\">Cases</a> ({escapes} escape(s) first, then {} clean)<ol>",
+        order.len() - escapes
+    );
+    for (c, anchor) in order.iter().zip(anchors) {
+        let (class, text) = crate::html_cases::status(c);
+        let _ = write!(
+            h,
+            "<li><a href=\"#{anchor}\">{}</a> <span class=\"mark {class}\">{}</span></li>",
+            escape(&c.name),
+            escape(&text)
+        );
+    }
+    h.push_str("</ol></li></ol></nav>\n");
+}
+
 fn totals(h: &mut String, b: &Backtest) {
-    let side = |s: &Side| {
-        let t = &s.totals;
-        [
-            format!("{} ({}/{})", pct(t.precision), t.true_positives, t.published),
-            format!("{} ({}/{})", pct(t.recall), t.caught, t.defects),
-            format!("{} ({}/{})", pct(s.candidate_recall), s.candidates_caught, t.defects),
-            format!("{} ({}/{})", num(t.comments_per_caught_defect), t.defect_comments, t.caught),
-            format!("{} ({} per case)", t.false_positives, num(t.fp_per_case)),
-            format!("{}/{}", t.silent_clean, t.clean_cases),
-            s.spend.tokens.to_string(),
-            s.spend.cost.map_or_else(|| "unknown".into(), |c| format!("${c:.4}")),
-        ]
-    };
-    let rows = [
-        "precision",
-        "recall",
-        "candidate recall (before validation)",
-        "comments per caught defect",
-        "false positives",
-        "silent clean cases",
-        "tokens",
-        "cost",
-    ];
-    let ours = side(&b.gauntlet);
-    let theirs = b.baseline.as_ref().map(side);
-    h.push_str("<h2>Totals</h2><table id=\"totals\"><tr><th></th><th>gauntlet</th>");
+    let ours = crate::markdown::side_rows(&b.gauntlet);
+    let theirs = b.baseline.as_ref().map(crate::markdown::side_rows);
+    let change = b.comparison.as_ref().map(|c| crate::markdown::changes(b, c));
+    h.push_str("<h2 id=\"h-totals\">Totals</h2><table id=\"totals\"><tr><th></th><th>gauntlet</th>");
     if theirs.is_some() {
         h.push_str("<th>single-pass baseline</th>");
     }
+    if change.is_some() {
+        h.push_str("<th>change</th>");
+    }
     h.push_str("</tr>\n");
-    for (i, row) in rows.iter().enumerate() {
+    for (i, row) in crate::markdown::METRICS.iter().enumerate() {
         let _ = write!(h, "<tr><th>{row}</th><td>{}</td>", escape(&ours[i]));
         if let Some(t) = &theirs {
             let _ = write!(h, "<td>{}</td>", escape(&t[i]));
+        }
+        if let Some(c) = &change {
+            let _ = write!(h, "<td class=\"change\">{}</td>", escape(&c[i]));
         }
         h.push_str("</tr>\n");
     }
@@ -98,9 +136,65 @@ fn totals(h: &mut String, b: &Backtest) {
     let f = &b.funnel;
     let _ = writeln!(
         h,
-        "</table><p>Funnel over the scored cases: {} candidates, {} grounded, {} survived, {} published; {} case(s) failed.</p>",
-        f.candidates, f.grounded, f.survived, f.published, b.failed
+        "</table><p id=\"funnel\">Funnel over the scored cases: {} candidates, {} grounded, {} clustered, {} survived, \
+         {} published; {} case(s) failed.</p>",
+        f.candidates, f.grounded, f.clustered, f.survived, f.published, b.failed
     );
+    let v = &b.validation;
+    let _ = writeln!(
+        h,
+        "<p id=\"validation\">Validator sessions: {} ({} per caught defect), {} saved by clustering; the rubber-stamp \
+         re-check fired on {} of {} case(s).</p>",
+        v.sessions,
+        number::ratio(v.per_caught_defect),
+        v.saved,
+        v.rechecks,
+        b.gauntlet.totals.cases
+    );
+    if let Some(spend) = &b.judge_spend {
+        let _ = writeln!(
+            h,
+            "<p class=\"judge\">The blind judge spent {} tokens, cost {}.</p>",
+            number::tokens(spend.tokens),
+            cost(spend.cost)
+        );
+    }
+}
+
+/// Each step's raw tokens next to what the provider bills for them, for both
+/// sides: a prompt cache makes many reviewers over one shared block cost far
+/// less than their tokens suggest.
+fn spend_by_step(h: &mut String, b: &Backtest) {
+    let sides: Vec<(&str, &Side)> =
+        std::iter::once(("gauntlet", &b.gauntlet)).chain(b.baseline.iter().map(|s| ("baseline", s))).collect();
+    h.push_str(
+        "<h2 id=\"h-spend\">Spend by step</h2><table id=\"spend-by-step\"><tr><th>side</th><th>step</th>\
+         <th>calls</th><th>in</th><th>out</th><th>cache read</th><th>cache write</th><th>billed</th></tr>\n",
+    );
+    for (side, s) in sides {
+        for step in &s.spend.steps {
+            let _ = writeln!(
+                h,
+                "<tr data-side=\"{side}\"><td>{side}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+                 <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                escape(&step.step),
+                step.calls,
+                number::tokens(step.input),
+                number::tokens(step.output),
+                number::tokens(step.cache_read),
+                number::tokens(step.cache_write),
+                cost(step.billed)
+            );
+        }
+        let _ = writeln!(
+            h,
+            "<tr class=\"total\" data-side=\"{side}\"><th>{side}</th><th>total</th><td></td>\
+             <td class=\"n\" colspan=\"4\">{} tokens</td><td class=\"n\">{}</td></tr>",
+            number::tokens(s.spend.tokens),
+            cost(s.spend.cost)
+        );
+    }
+    h.push_str("</table>\n");
 }
 
 /// Precision and recall by threshold, as an SVG line chart (0-100 on both axes).
@@ -119,7 +213,7 @@ fn chart(h: &mut String, points: &[Point], basis: &str) {
                 .enumerate()
                 .filter_map(|(i, p)| {
                     let (t, v) = (p.threshold, metric(p)?);
-                    Some((i, t.to_string(), v, format!("{name} at {t}: {:.0}%", v * 100.0)))
+                    Some((i, t.to_string(), v, format!("{name} at {t}: {}", pct(Some(v)))))
                 })
                 .collect(),
         })
@@ -135,7 +229,7 @@ fn chart(h: &mut String, points: &[Point], basis: &str) {
         key: "threshold",
         series,
     };
-    h.push_str("<h2>Precision and recall by threshold</h2>");
+    h.push_str("<h2 id=\"h-sweep\">Precision and recall by threshold</h2>");
     h.push_str(&chart.render());
     sweep_table(h, "sweep-table", points);
     let _ = writeln!(h, "<p class=\"basis\">Each threshold is {}.</p>", escape(basis));
@@ -146,7 +240,7 @@ fn with_minor(h: &mut String, points: &[Point]) {
     if points.is_empty() {
         return;
     }
-    h.push_str("<h2>By threshold, minor findings counted as published</h2>");
+    h.push_str("<h2 id=\"h-minor\">By threshold, minor findings counted as published</h2>");
     sweep_table(h, "sweep-minor-table", points);
 }
 
@@ -164,7 +258,7 @@ fn sweep_table(h: &mut String, id: &str, points: &[Point]) {
             p.published,
             pct(p.precision),
             pct(p.recall),
-            num(p.fp_per_case),
+            number::ratio(p.fp_per_case),
             pct(p.silent_clean_share)
         );
     }
@@ -173,80 +267,21 @@ fn sweep_table(h: &mut String, id: &str, points: &[Point]) {
 
 fn reviewers(h: &mut String, b: &Backtest) {
     h.push_str(
-        "<h2>Noise per reviewer</h2><table id=\"reviewers\"><tr><th>reviewer</th><th>candidates</th>\
-                <th>published</th><th>true positives</th></tr>\n",
+        "<h2 id=\"h-reviewers\">Noise per reviewer</h2><table id=\"reviewers\"><tr><th>reviewer</th>\
+         <th>candidates</th><th>published</th><th>true positives</th><th>published / candidates</th></tr>\n",
     );
     for r in &b.reviewers {
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             escape(&r.reviewer),
             r.candidates,
             r.published,
-            r.true_positives
+            r.true_positives,
+            pct(crate::score::ratio(r.published, r.candidates))
         );
     }
     h.push_str("</table>\n");
-}
-
-fn case(h: &mut String, c: &CaseResult) {
-    let failed = if c.error.is_some() { " failed" } else { "" };
-    let mut kind = format!("{:?}", c.kind).to_lowercase();
-    if let Some(confidence) = c.confidence {
-        kind.push_str(&format!(", mined, confidence {confidence:?}"));
-    }
-    let _ = write!(
-        h,
-        "<section class=\"case{failed}\" data-case=\"{}\"><h3>{} <small>({kind})</small></h3><p>{}</p>",
-        escape(&c.name),
-        escape(&c.name),
-        escape(&c.description)
-    );
-    for fix in &c.fix {
-        let short = &fix.sha[..fix.sha.len().min(12)];
-        let _ =
-            write!(h, "<p class=\"fix\">Fixed later by <code>{}</code> {}</p>", escape(short), escape(&fix.subject));
-    }
-    if let Some(e) = &c.error {
-        let _ = write!(h, "<p class=\"error\">Could not run: {}</p>", escape(e));
-    }
-    if let Some(why) = &c.gate_would_skip {
-        let _ = write!(h, "<p>The gate would have skipped it: {}</p>", escape(why));
-    }
-    if let Some(g) = &c.gauntlet {
-        let f = &g.funnel;
-        let _ = write!(
-            h,
-            "<p class=\"funnel\">{} candidates, {} grounded, {} survived, {} published; {}/{} known defect(s) caught.</p>",
-            f.candidates, f.grounded, f.survived, f.published, g.score.caught, g.score.defects
-        );
-        if !g.findings.is_empty() {
-            h.push_str("<ul class=\"findings\">");
-            for r in &g.findings {
-                let hit = !g.score.unmatched.contains(r);
-                let _ = write!(
-                    h,
-                    "<li class=\"{}\"><code>{}</code> {} <em>({})</em>{}</li>",
-                    if hit { "tp" } else { "fp" },
-                    escape(&r.location),
-                    escape(&r.claim),
-                    escape(&r.reviewer),
-                    crate::judge::report::html_answer(g.judge.as_ref(), &r.location, &r.claim)
-                );
-            }
-            h.push_str("</ul>");
-        }
-        h.push_str(&crate::judge::report::html_case("gauntlet", g.judge.as_ref()));
-        h.push_str(&crate::judge::report::html_case("baseline", c.baseline.as_ref().and_then(|b| b.judge.as_ref())));
-        if !g.score.missed.is_empty() {
-            h.push_str("<p>Missed:</p><ul class=\"missed\">");
-            for m in &g.score.missed {
-                let _ = write!(h, "<li>{}</li>", escape(m));
-            }
-            h.push_str("</ul>");
-        }
-    }
-    h.push_str("</section>\n");
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod baseline;
 pub mod checkout;
 pub mod corpus;
 pub mod html;
+mod html_cases;
 pub mod judge;
 pub mod markdown;
 pub mod mine;

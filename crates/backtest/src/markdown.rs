@@ -4,6 +4,7 @@
 
 use crate::report::{Backtest, CaseResult, Side};
 use crate::score::Spend;
+use gauntlet_report::number::{self, cost, percent as pct, seconds as secs};
 use std::fmt::Write;
 
 /// Render the report.
@@ -36,55 +37,37 @@ pub fn render(b: &Backtest) -> String {
     out
 }
 
-fn pct(v: Option<f64>) -> String {
-    v.map_or("–".into(), |v| format!("{:.0}%", v * 100.0))
-}
-
-fn points(v: Option<f64>) -> String {
-    v.map_or("–".into(), |v| format!("{:+.0} pts", v * 100.0))
-}
-
-fn cost(c: Option<f64>) -> String {
-    c.map_or("unknown".into(), |c| format!("${c:.4}"))
-}
-
-fn secs(ms: u64) -> String {
-    format!("{:.1} s", ms as f64 / 1000.0)
-}
-
 /// One cell of a table: no line breaks, no column separators.
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
-/// Tokens, cost and time in a few characters: `12.3k tok, $0.0120, 4.1 s`.
+/// Tokens, cost and time of one run: `12,345 tok, $0.0120, 4.1 s`.
 fn spend(s: &Spend) -> String {
-    let tokens = if s.tokens >= 1000 { format!("{:.1}k", s.tokens as f64 / 1000.0) } else { s.tokens.to_string() };
-    format!("{tokens} tok, {}, {}", cost(s.cost), secs(s.wall_ms))
+    format!("{} tok, {}, {}", number::tokens(s.tokens), cost(s.cost), secs(s.wall_ms))
 }
 
-fn ratio(v: Option<f64>) -> String {
-    v.map_or("–".into(), |v| format!("{v:.2}"))
-}
-
-fn side_rows(side: &Side) -> [String; 11] {
+/// The headline figures of one side, one per [`METRICS`] row (plain text; the
+/// HTML report escapes and shows the same rows).
+pub(crate) fn side_rows(side: &Side) -> [String; 11] {
     let (t, s) = (&side.totals, &side.spend);
     [
         format!("{} ({}/{})", pct(t.precision), t.true_positives, t.published),
         format!("{} ({}/{})", pct(t.precision_per_defect), t.distinct_hits, t.distinct_hits + t.false_positives),
         format!("{} ({}/{})", pct(t.recall), t.caught, t.defects),
         format!("{} ({}/{})", pct(side.candidate_recall), side.candidates_caught, t.defects),
-        format!("{} ({}/{})", ratio(t.comments_per_caught_defect), t.defect_comments, t.caught),
+        format!("{} ({}/{})", number::ratio(t.comments_per_caught_defect), t.defect_comments, t.caught),
         t.duplicates.to_string(),
-        format!("{} ({} per case)", t.false_positives, t.fp_per_case.map_or("–".into(), |v| format!("{v:.2}"))),
+        format!("{} ({} per case)", t.false_positives, number::ratio(t.fp_per_case)),
         format!("{}/{}", t.silent_clean, t.clean_cases),
-        s.tokens.to_string(),
+        number::tokens(s.tokens),
         cost(s.cost),
         secs(s.wall_ms),
     ]
 }
 
-const METRICS: [&str; 11] = [
+/// The rows of the totals table.
+pub(crate) const METRICS: [&str; 11] = [
     "precision per comment",
     "precision per distinct defect",
     "recall",
@@ -114,30 +97,15 @@ fn headline(out: &mut String, b: &Backtest) {
         "Validator sessions: {} ({} per caught defect), {} saved by clustering; the rubber-stamp re-check fired on \
          {} of {} case(s).\n",
         v.sessions,
-        ratio(v.per_caught_defect),
+        number::ratio(v.per_caught_defect),
         v.saved,
         v.rechecks,
         b.gauntlet.totals.cases
     );
     match (&b.baseline, &b.comparison) {
         (Some(base), Some(c)) => {
-            let candidate_change = b.gauntlet.candidate_recall.zip(base.candidate_recall).map(|(g, b)| g - b);
             let base = side_rows(base);
-            let change = [
-                points(c.precision_change),
-                String::new(),
-                points(c.recall_change),
-                points(candidate_change),
-                String::new(),
-                String::new(),
-                c.fp_reduction.map_or("–".into(), |r| {
-                    if r >= 0.0 { format!("{:.0}% fewer", r * 100.0) } else { format!("{:.0}% more", -r * 100.0) }
-                }),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-            ];
+            let change = changes(b, c);
             let _ = writeln!(out, "| | gauntlet | single-pass baseline | change |\n| --- | --- | --- | --- |");
             for i in 0..METRICS.len() {
                 let _ = writeln!(out, "| {} | {} | {} | {} |", METRICS[i], g[i], base[i], change[i]);
@@ -150,6 +118,28 @@ fn headline(out: &mut String, b: &Backtest) {
             }
         }
     }
+}
+
+/// The change column beside the baseline, one per [`METRICS`] row: points for
+/// shares, `91% fewer` for false positives, nothing where a difference says
+/// nothing.
+pub(crate) fn changes(b: &Backtest, c: &crate::score::Comparison) -> [String; 11] {
+    let base = b.baseline.as_ref();
+    let candidate_change = b.gauntlet.candidate_recall.zip(base.and_then(|s| s.candidate_recall)).map(|(g, b)| g - b);
+    let per_defect = b.gauntlet.totals.precision_per_defect.zip(base.and_then(|s| s.totals.precision_per_defect));
+    [
+        number::points(c.precision_change),
+        number::points(per_defect.map(|(g, b)| g - b)),
+        number::points(c.recall_change),
+        number::points(candidate_change),
+        String::new(),
+        String::new(),
+        number::fewer(c.fp_reduction),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+    ]
 }
 
 /// Each step's raw tokens next to what the provider bills for them: a prompt
@@ -165,10 +155,10 @@ fn spend_by_step(out: &mut String, b: &Backtest) {
                     "| {side} | {} | {} | {} | {} | {} | {} | {} |",
                     cell(&s.step),
                     s.calls,
-                    s.input,
-                    s.output,
-                    s.cache_read,
-                    s.cache_write,
+                    number::tokens(s.input),
+                    number::tokens(s.output),
+                    number::tokens(s.cache_read),
+                    number::tokens(s.cache_write),
                     cost(s.billed)
                 )
             })
@@ -193,7 +183,7 @@ fn cases(out: &mut String, b: &Backtest) {
     let _ = writeln!(out, "{baseline} spend | unmatched findings | notes |");
     let columns = if with_baseline { 13 } else { 12 };
     let _ = writeln!(out, "|{}", " --- |".repeat(columns));
-    for c in &b.cases {
+    for c in crate::report::reading_order(&b.cases) {
         let _ = writeln!(out, "{}", case_row(c, with_baseline));
     }
 }
@@ -274,10 +264,12 @@ fn reviewers(out: &mut String, b: &Backtest) {
 /// Missed defects and unmatched findings, with their claims.
 fn details(out: &mut String, b: &Backtest) {
     let mut text = String::new();
-    for c in &b.cases {
+    for c in crate::report::reading_order(&b.cases) {
         let Some(g) = &c.gauntlet else { continue };
-        for m in &g.score.missed {
-            let _ = writeln!(text, "- {}: missed: {}", c.name, m);
+        for (description, places) in crate::score::missed_by_description(&g.score.missed) {
+            let at: Vec<String> = places.iter().map(|p| format!("`{p}`")).collect();
+            let at = if at.is_empty() { String::new() } else { format!(" {}", at.join(", ")) };
+            let _ = writeln!(text, "- {}: missed{at}: {description}", c.name);
         }
         for u in &g.score.unmatched {
             let _ = writeln!(
@@ -285,7 +277,7 @@ fn details(out: &mut String, b: &Backtest) {
                 "- {}: unmatched `{}` ({}): {}",
                 c.name,
                 u.location,
-                u.reviewer,
+                u.credited().join(", "),
                 u.claim.replace('\n', " ")
             );
         }

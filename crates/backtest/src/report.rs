@@ -16,6 +16,9 @@ pub struct CaseResult {
     pub name: String,
     pub kind: Kind,
     pub description: String,
+    /// The revision reviewed (the case's `head`), for links to its lines.
+    #[serde(default)]
+    pub head: String,
     /// Why the case could not be run; such a case is left out of every total.
     pub error: Option<String>,
     /// The reason the gate would have skipped this change (the backtest reviews it anyway).
@@ -38,6 +41,7 @@ impl CaseResult {
             name: case.name.clone(),
             kind: case.kind,
             description: case.description.clone(),
+            head: case.head.clone(),
             error: None,
             gate_would_skip: None,
             gauntlet: None,
@@ -94,6 +98,9 @@ pub struct BaselineResult {
     /// What the blind judge said of its findings that matched nothing known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<Judged>,
+    /// What it published (location, claim), in its order, for the HTML report.
+    #[serde(default)]
+    pub findings: Vec<Reported>,
 }
 
 /// One side of the comparison, over every scored case.
@@ -247,6 +254,14 @@ pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
         notes: meta.notes,
         judge_spend,
     }
+}
+
+/// The cases in the order a reader wants them: escapes first (where a defect
+/// can be missed), then clean cases, each kind in the corpus' order.
+pub fn reading_order(cases: &[CaseResult]) -> Vec<&CaseResult> {
+    let mut out: Vec<&CaseResult> = cases.iter().collect();
+    out.sort_by_key(|c| c.kind == Kind::Clean);
+    out
 }
 
 /// The judge's tallies added up; `None` when no case was judged.

@@ -369,6 +369,7 @@ fn score_baseline(case: &Case, run: baseline::BaselineRun, rule: MatchRule) -> B
     let u = run.usage;
     BaselineResult {
         score: score_with(&case.defects, &case.also_real, &run.published, rule),
+        findings: run.published,
         spend: Spend::of_call("baseline", &u, run.cost, run.wall_ms),
         error: run.error,
         judge: None,

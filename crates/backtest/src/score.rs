@@ -87,6 +87,54 @@ fn hits_defect(found: &[Location], defect: &Defect, rule: MatchRule) -> bool {
     runs.flat_map(|k| found.iter().map(move |f| (f, k))).any(|(f, k)| hits(f, k, rule))
 }
 
+/// A known defect nothing published matched.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "MissedWire")]
+pub struct Missed {
+    /// `path:LINE` or `path:START-END` in head lines (the defect's first run);
+    /// empty in a report written before misses were located.
+    pub at: String,
+    pub description: String,
+}
+
+/// A miss as reports store it: an object, or a bare description from a report
+/// written before misses carried their location (so `backtest merge` still reads
+/// those).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum MissedWire {
+    Located { at: String, description: String },
+    Described(String),
+}
+
+impl From<MissedWire> for Missed {
+    fn from(w: MissedWire) -> Missed {
+        match w {
+            MissedWire::Located { at, description } => Missed { at, description },
+            MissedWire::Described(description) => Missed { at: String::new(), description },
+        }
+    }
+}
+
+/// Misses grouped for reading: each distinct description once, in first-seen
+/// order, with every distinct location it has (a mined case gives one
+/// description to every line its fix changed).
+pub fn missed_by_description(missed: &[Missed]) -> Vec<(&str, Vec<&str>)> {
+    let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
+    for m in missed {
+        let at = m.at.as_str();
+        match out.iter_mut().find(|(d, _)| *d == m.description) {
+            Some((_, places)) => {
+                if !at.is_empty() && !places.contains(&at) {
+                    places.push(at);
+                }
+            }
+            None => out.push((&m.description, if at.is_empty() { vec![] } else { vec![at] })),
+        }
+    }
+    out
+}
+
 /// One run on one case, scored.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CaseScore {
@@ -110,8 +158,8 @@ pub struct CaseScore {
     pub duplicates: usize,
     /// Distinct real things hit: caught defects plus `also_real` bugs hit.
     pub distinct_hits: usize,
-    /// Descriptions of the known defects nothing matched.
-    pub missed: Vec<String>,
+    /// The known defects nothing matched, where they are and what they are.
+    pub missed: Vec<Missed>,
     /// Published findings that match nothing known.
     pub unmatched: Vec<Reported>,
     /// True positives per reviewer (every reviewer a comment was raised by).
@@ -166,7 +214,12 @@ pub fn score_with(defects: &[Defect], also_real: &[AlsoReal], found: &[Reported]
     }
     score.caught = caught.iter().filter(|c| **c).count();
     score.distinct_hits = score.caught + real_hit.iter().filter(|h| **h).count();
-    score.missed = defects.iter().zip(&caught).filter(|(_, c)| !**c).map(|(d, _)| d.description.clone()).collect();
+    score.missed = defects
+        .iter()
+        .zip(&caught)
+        .filter(|(_, c)| !**c)
+        .map(|(d, _)| Missed { at: d.at.to_string(), description: d.description.clone() })
+        .collect();
     score
 }
 

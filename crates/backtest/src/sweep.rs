@@ -164,13 +164,13 @@ pub fn markdown(sweep: &Sweep) -> String {
 }
 
 fn table(out: &mut String, points: &[Point]) {
-    let pct = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{:.0}%", v * 100.0));
+    use gauntlet_report::number::{percent as pct, ratio};
     out.push_str(
         "| threshold | published | precision | recall | FP per case | silent clean |\n\
          | --- | --- | --- | --- | --- | --- |\n",
     );
     for p in points {
-        let fp = p.fp_per_case.map_or("–".to_string(), |v| format!("{v:.2}"));
+        let fp = ratio(p.fp_per_case);
         out.push_str(&format!(
             "| {} | {} | {} | {} | {fp} | {} |\n",
             p.threshold,

@@ -168,7 +168,8 @@ fn pipeline_precision_and_recall_on_a_hand_checked_corpus() {
     );
     assert_eq!(auth.score.unmatched.iter().map(|u| u.claim.as_str()).collect::<Vec<_>>(), vec![NOISE]);
     let page = b.cases.iter().find(|c| c.name == "page-escape").unwrap().gauntlet.as_ref().unwrap();
-    assert_eq!(page.score.missed, vec!["one item too many per page"]);
+    let missed: Vec<(&str, &str)> = page.score.missed.iter().map(|m| (m.at.as_str(), m.description.as_str())).collect();
+    assert_eq!(missed, vec![("page.js:3", "one item too many per page")], "a miss says where the defect is");
 
     let correctness = b.reviewers.iter().find(|r| r.reviewer == "correctness").unwrap();
     assert_eq!((correctness.candidates, correctness.published, correctness.true_positives), (4, 2, 1));
@@ -239,7 +240,7 @@ fn markdown_report_shows_totals_cases_and_unmatched_findings() {
     assert!(auth_row.contains("`auth.py:8`"), "the row lists its unmatched finding: {auth_row}");
     let broken_row = md.lines().find(|l| l.starts_with("| broken-bundle |")).unwrap();
     assert!(broken_row.contains("**failed**"), "{broken_row}");
-    assert!(md.contains("missed: one item too many per page"), "{md}");
+    assert!(md.contains("page-escape: missed `page.js:3`: one item too many per page"), "located: {md}");
     // Each step's raw tokens and billed cost, for both sides (the scripted
     // provider has no price, so the cost is unknown rather than zero).
     assert!(md.contains("## Spend by step"), "{md}");

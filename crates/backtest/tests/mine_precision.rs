@@ -188,11 +188,137 @@ fn a_fix_large_enough_to_be_a_rework_gets_confidence_c() {
 
 #[test]
 fn port_subjects_are_told_from_a_network_port() {
-    for port in ["py3 compat: fix str", "Fix the Python 3 port", "ported to asyncio", "Upgrade to Django 4", "migrate"]
-    {
+    let ports = ["py3 compat: fix str", "Fix the Python 3 port", "ported to asyncio", "Upgrade to Django 4", "migrate"];
+    for port in ports.into_iter().chain(["Fix compilation on Redox", "fix build with old rustc"]) {
         assert!(mine::says_port(port), "{port}");
     }
-    for fix in ["Fix port number parsing", "Fix the report totals", "Fix support for proxies"] {
+    for fix in ["Fix port number parsing", "Fix the report totals", "Fix support for proxies", "Fix the build step"] {
         assert!(!mine::says_port(fix), "{fix}");
     }
+}
+
+#[test]
+fn fixes_of_ci_or_tool_settings_are_no_defect_fixes_and_their_lines_never_defect_lines() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let cfg = "[metadata]\nname = shop\n\n[flake8]\nmax-line-length = 80\n";
+    let fee = "def fee(total):\n    return total * 0.3\n";
+    let workflow = "on: push\njobs:\n  test:\n    runs-on: ubuntu-18.04\n";
+    let added = commit(
+        d,
+        1,
+        "Add fees, checks and settings",
+        &[
+            ("src/fee.py", Some(fee)),
+            ("setup.cfg", Some(cfg)),
+            (".github/workflows/tests.yml", Some(workflow)),
+            ("tox.ini", Some("[tox]\nenvlist = py27\n")),
+        ],
+    );
+    commit(
+        d,
+        200,
+        "Fix the test workflow",
+        &[(".github/workflows/tests.yml", Some(&workflow.replace("18.04", "22.04"))), ("tox.ini", Some("[tox]\n"))],
+    );
+    commit(d, 205, "Fix the line length check", &[("setup.cfg", Some(&cfg.replace("80", "100")))]);
+    // A fix of the code that also touches the settings blames only the code line.
+    commit(
+        d,
+        210,
+        "Fix fees being too high",
+        &[
+            ("src/fee.py", Some(&fee.replace("0.3", "0.03"))),
+            ("setup.cfg", Some(&cfg.replace("80", "90"))),
+            (".github/workflows/tests.yml", Some(&workflow.replace("18.04", "20.04"))),
+        ],
+    );
+
+    let m = mined(d, &no_clean());
+    assert_eq!(rows(&m), vec![(added, Confidence::B, vec![("src/fee.py".to_string(), 2, 2)])]);
+    assert_eq!(skipped(&m, mine::TOOLING_ONLY), 2, "{:?}", m.summary.skipped);
+}
+
+#[test]
+fn linter_and_formatter_subjects_are_excluded_by_default() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let v1 = "def names(rows):\n    return [r.name for r in rows if r]\n";
+    commit(d, 1, "Add names", &[("src/names.py", Some(v1))]);
+    let v2 = v1.replace("if r]", "if r is not None]");
+    commit(d, 200, "Fix flake8 warnings", &[("src/names.py", Some(&v2))]);
+    let v3 = v2.replace("[r.name", "[r.name.strip()");
+    commit(d, 210, "fix clippy and rustfmt lints", &[("src/names.py", Some(&v3))]);
+
+    let m = mined(d, &no_clean());
+    assert!(m.escapes.is_empty(), "{:?}", rows(&m));
+    assert_eq!(skipped(&m, mine::EXCLUDED_SUBJECT), 2, "{:?}", m.summary.skipped);
+    let defaults = mine::detect::Patterns::defaults();
+    for style in ["Fix pylint complaints", "mypy: fix types", "Run black", "Fix lint", "pep8 fixes", "fix-warnings"] {
+        assert!(defaults.excluded(style), "{style}");
+    }
+    assert!(!defaults.excluded("Fix the blacklist check"), "a word holding `black` is no formatter");
+}
+
+#[test]
+fn blame_skips_a_commit_that_changed_other_tokens_of_the_line() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let v1 = "def pages(n, size):\n    return n // size + 1\n";
+    let bug = commit(d, 1, "Count pages", &[("src/pages.py", Some(v1))]);
+    // The last commit to touch the line changed its left side only: `+ 1` was
+    // already there.
+    let v2 = v1.replace("n // size", "max(n, 0) // size");
+    commit(d, 5, "Never count negative items", &[("src/pages.py", Some(&v2))]);
+    let fixed = v2.replace("// size + 1", "// size");
+    commit(d, 200, "Fix one page too many", &[("src/pages.py", Some(&fixed))]);
+
+    let m = mined(d, &no_clean());
+    assert_eq!(rows(&m), vec![(bug, Confidence::B, vec![("src/pages.py".to_string(), 2, 2)])]);
+}
+
+#[test]
+fn blame_stays_on_the_commit_that_wrote_the_tokens_the_fix_took_out() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let v1 = "def pages(n, size):\n    return n // size\n";
+    commit(d, 1, "Count pages", &[("src/pages.py", Some(v1))]);
+    let v2 = v1.replace("n // size", "n // size + 1");
+    let bug = commit(d, 5, "Count the last partial page", &[("src/pages.py", Some(&v2))]);
+    commit(d, 200, "Fix one page too many", &[("src/pages.py", Some(v1))]);
+
+    let m = mined(d, &no_clean());
+    assert_eq!(rows(&m), vec![(bug, Confidence::B, vec![("src/pages.py".to_string(), 2, 2)])]);
+}
+
+#[test]
+fn a_defect_of_the_root_commit_is_a_case_whose_base_is_the_empty_tree() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    history::git(d, &["init", "-q", "-b", "main"], 0);
+    let v1 = "def half(n):\n    return n / 3\n";
+    let root = commit(d, 0, "Start", &[("src/half.py", Some(v1)), ("README.md", Some("# half\n"))]);
+    commit(d, 200, "Fix halves", &[("src/half.py", Some(&v1.replace("/ 3", "/ 2")))]);
+
+    let m = mined(d, &no_clean());
+    assert_eq!(rows(&m), vec![(root.clone(), Confidence::B, vec![("src/half.py".to_string(), 2, 2)])]);
+    let empty = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+    assert_eq!(m.escapes[0].base, empty);
+
+    // The case is written, checked out and reviewed as the root commit's whole change.
+    let out = tempfile::tempdir().unwrap();
+    let written = mine::write::write(&m, d, &out.path().join("corpus")).expect("written");
+    let case = std::fs::read_to_string(written[0].join("case.toml")).unwrap();
+    assert!(case.contains(&format!("base = \"{empty}\"")), "{case}");
+    let checkout = gauntlet_backtest::checkout::checkout(d, empty, &root).expect("a root case checks out");
+    assert_eq!((checkout.base.as_str(), checkout.head.as_str()), (empty, root.as_str()));
+    let target = gauntlet_change::Target::Range { base: checkout.base.clone(), head: Some(checkout.head.clone()) };
+    let change = gauntlet_change::acquire(&checkout.git, &target).expect("the root's change is read");
+    let mut paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
+    paths.sort();
+    assert_eq!(paths, vec!["README.md", "src/half.py"]);
 }

@@ -234,7 +234,7 @@ fn generated_and_vendored_files_are_never_blamed() {
     assert_eq!(
         m.summary.skipped,
         BTreeMap::from([(
-            "the fix touches no source file (tests, documents, generated or vendored files only)".to_string(),
+            "the fix touches no source file (tests, documents, CI, generated or vendored files only)".to_string(),
             1
         )])
     );

@@ -13,6 +13,8 @@ pub enum Target {
     /// Current branch (HEAD) against its merge-base with the default branch.
     Default,
     /// `--base REV --head REV` (head defaults to HEAD). Reviews merge-base(base, head)..head.
+    /// A base that is git's empty tree ([`is_empty_tree`]) reviews everything head
+    /// holds: a root commit's own change.
     Range { base: String, head: Option<String> },
     /// Staged changes (index against HEAD).
     Staged,
@@ -42,6 +44,11 @@ pub fn acquire(git: &Git, target: &Target) -> Result<Change, ChangeError> {
             let tip = shas[1..].iter().flatten().next().ok_or(ChangeError::NoDefaultBranch)?;
             commit_range(git, tip, head)
         }
+        Target::Range { base, head } if is_empty_tree(base) => {
+            let head = git.resolve(head.as_deref().unwrap_or("HEAD"))?;
+            let text = git.diff(&[base, &head, "--"])?;
+            from_git_diff(git, base.clone(), head.clone(), Snapshot::Commit(head), &text)
+        }
         Target::Range { base, head } => {
             let [head, tip] = git.resolve_all([head.as_deref().unwrap_or("HEAD"), base])?;
             commit_range(git, &tip, head)
@@ -58,6 +65,16 @@ pub fn acquire(git: &Git, target: &Target) -> Result<Change, ChangeError> {
         }
         Target::Patch(source) => from_patch(git, source),
     }
+}
+
+/// git's empty tree, in SHA-1 and SHA-256 repositories: the base of a change
+/// that starts from nothing (a root commit).
+pub const EMPTY_TREES: [&str; 2] =
+    ["4b825dc642cb6eb9a060e54bf8d69288fbee4904", "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"];
+
+/// Whether `rev` names git's empty tree by its full id.
+pub fn is_empty_tree(rev: &str) -> bool {
+    EMPTY_TREES.contains(&rev)
 }
 
 /// Review `merge-base(tip, head)..head`: only what the head side added, not what landed

@@ -24,7 +24,7 @@ mod parse;
 pub mod search;
 mod store;
 
-pub use acquire::{Target, acquire};
+pub use acquire::{Target, acquire, is_empty_tree};
 pub use diff::{DiffLine, FileDiff, FileStatus, Hunk, LineKind};
 pub use history::LineCommit;
 pub use names::UNREADABLE_NAME;

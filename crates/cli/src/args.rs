@@ -112,6 +112,12 @@ pub struct StatsArgs {
     /// outcomes only (not the dismissals that did not count, nor their reasons).
     #[arg(long, value_name = "DIR")]
     pub keep_record: Option<std::path::PathBuf>,
+    /// The repository's web page (https://github.com/OWNER/NAME, a GitLab project's
+    /// page, https://dev.azure.com/ORG/PROJECT/_git/NAME), for links to commits,
+    /// lines and threads in the HTML report; by default taken from the `origin`
+    /// remote when it is on github.com, gitlab.com or dev.azure.com.
+    #[arg(long, value_name = "URL")]
+    pub repo_url: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -426,6 +432,12 @@ pub struct BacktestArgs {
     /// called, and a request that is not there fails the run.
     #[arg(long, value_name = "DIR")]
     pub replay: Option<PathBuf>,
+    /// The repository's web page (https://github.com/OWNER/NAME, a GitLab project's
+    /// page, https://dev.azure.com/ORG/PROJECT/_git/NAME), for links to commits,
+    /// lines and threads in the HTML report; by default taken from the `origin`
+    /// remote when it is on github.com, gitlab.com or dev.azure.com.
+    #[arg(long, value_name = "URL")]
+    pub repo_url: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -476,6 +488,12 @@ pub struct MergeArgs {
     /// Output format: markdown, json or html.
     #[arg(long, value_name = "FORMAT", default_value = "markdown")]
     pub format: String,
+    /// The repository's web page (https://github.com/OWNER/NAME, a GitLab project's
+    /// page, https://dev.azure.com/ORG/PROJECT/_git/NAME), for links to commits,
+    /// lines and threads in the HTML report; by default taken from the `origin`
+    /// remote when it is on github.com, gitlab.com or dev.azure.com.
+    #[arg(long, value_name = "URL")]
+    pub repo_url: Option<String>,
 }
 
 /// `gauntlet ci`: every `review` flag, plus what posting needs.

@@ -105,7 +105,7 @@ fn run(cli: args::Cli) -> Result<ExitCode> {
                 Some(path) => settings::read_file(&path, config.is_some())?,
                 None => settings::FileConfig::default(),
             };
-            commands::stats::run(stats, file.ci.author_may_dismiss.unwrap_or(false), &env_var)?;
+            commands::stats::run(stats, file.ci.author_may_dismiss.unwrap_or(false), &env_var, &dir)?;
             Ok(ExitCode::SUCCESS)
         }
         args::Command::Rules(action) => {

@@ -67,7 +67,7 @@ async fn json_and_terminal_give_the_hand_counted_figures() {
     assert!(ok, "{err}");
     assert!(out.contains("2 merged or closed pull request(s), closed 2024-02-10 to 2024-03-05"), "{out}");
     assert!(out.contains("published 10: fixed 2, withdrawn 2, dismissed 3, ignored 3, open 0"), "{out}");
-    assert!(out.contains("precision in the wild 0.40"), "{out}");
+    assert!(out.contains("precision in the wild 40%"), "{out}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -71,7 +71,7 @@ async fn the_stats_page_renders_in_chromium_with_every_table_the_chart_and_no_in
     for (row, n) in [("published", 11), ("fixed", 3), ("withdrawn", 2), ("dismissed", 3), ("ignored", 3), ("open", 0)] {
         assert!(dom.contains(&format!("<tr><th>{row}</th><td class=\"n\">{n}</td></tr>")), "{row} {n}: {dom}");
     }
-    assert!(dom.contains("<td class=\"n\">0.50 (3 fixed of 6 fixed or dismissed)</td>"), "precision in the wild");
+    assert!(dom.contains("<td class=\"n\">50% (3 fixed of 6 fixed or dismissed)</td>"), "precision in the wild");
     // Per reviewer: `logic`, `security`, and the hostile name as a text cell.
     assert!(dom.contains("<table id=\"per-reviewer\">"));
     // Each with three findings only the overview showed (logic) or one (security).
@@ -99,6 +99,17 @@ async fn the_stats_page_renders_in_chromium_with_every_table_the_chart_and_no_in
         dom.contains("<p id=\"left-out\">Left out: 2 comment(s) someone other than the pipeline edited, 1 finding(s)"),
         "the edited comment and overview, the overview's entry too old to read: {dom}"
     );
+    // Every finding, with its pull request, outcome and a link to its thread on the
+    // repository the CI variables name (GitHub's web page for `o/r`).
+    let findings =
+        dom.split("<table id=\"findings\">").nth(1).expect("a findings table").split("</table>").next().unwrap();
+    assert_eq!(findings.matches("<tr data-outcome=").count(), 11, "one row per published finding: {findings}");
+    assert_eq!(findings.matches("<td>dismissed</td>").count(), 3, "{findings}");
+    assert!(findings.contains("<a href=\"https://github.com/o/r/pull/3\">#3</a>"), "{findings}");
+    assert!(findings.contains("<a href=\"https://github.com/o/r/pull/3#discussion_r"), "a thread link: {findings}");
+    assert!(findings.contains(">overview</a>"), "an overview finding links to its pull request: {findings}");
+    assert!(!dom.contains('`'), "code spans are <code>, never literal backticks: {dom}");
+    assert!(dom.contains("<ul id=\"left-out-why\"><li>#"), "each left-out comment with its reason: {dom}");
     // The hostile text is text in the page, never markup: no element came from it.
     for injected in ["<img", "<script", "id=\"injected\"", "<b "] {
         assert!(!dom.contains(injected), "`{injected}` became an element: {dom}");
@@ -107,7 +118,7 @@ async fn the_stats_page_renders_in_chromium_with_every_table_the_chart_and_no_in
     let shot = artifacts().join("stats-report.png");
     let _ = std::fs::remove_file(&shot);
     let arg = format!("--screenshot={}", shot.display());
-    chromium(&page, &dir.path().join("profile-shot"), &[&arg, "--window-size=1280,1600", "--hide-scrollbars"]).await;
+    chromium(&page, &dir.path().join("profile-shot"), &[&arg, "--window-size=1280,2600", "--hide-scrollbars"]).await;
     let png = std::fs::read(&shot).expect("the screenshot was written");
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000, "a real picture at {}", shot.display());
 }

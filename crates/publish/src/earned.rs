@@ -131,6 +131,8 @@ mod tests {
             closed_at: "2024-03-01".into(),
             outcome,
             era: None,
+            path: None,
+            thread: None,
         };
         let mut out: Vec<Record> = (0..fixed).map(|_| one(Outcome::Fixed)).collect();
         out.extend((0..dismissed).map(|_| one(Outcome::Dismissed)));

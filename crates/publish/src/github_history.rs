@@ -2,7 +2,7 @@
 
 use super::{GitHub, HOST, MORE_PR_COMMENTS, person};
 use crate::PublishError;
-use crate::history::{Comment, History, OverviewComment, Pull, PullRecord};
+use crate::history::{Comment, History, LeftOut, OverviewComment, Pull, PullRecord};
 use crate::host::Person;
 use crate::marker::OverviewMarker;
 use crate::outcome::PrState;
@@ -18,24 +18,26 @@ impl GitHub {
     /// Who besides the pipeline edited the pipeline's comment `first` (a thread's
     /// first comment, or the overview), or why that is not known; `None` when
     /// only the pipeline ever did.
-    fn edited_by_other(&self, first: &Value) -> Option<String> {
+    fn edited_by_other(&self, first: &Value) -> Option<LeftOut> {
         let edits = &first["userContentEdits"];
         if edits.is_null() {
-            return Some("GitHub did not list the comment's edits".into());
+            return Some(LeftOut::Unlisted("GitHub did not list the comment's edits".into()));
         }
         let listed = edits["nodes"].as_array().cloned().unwrap_or_default();
-        if edits["totalCount"].as_u64().unwrap_or(0) > listed.len() as u64 {
-            return Some("more edits than GitHub lists in one answer".into());
+        let total = edits["totalCount"].as_u64().unwrap_or(0);
+        if total > listed.len() as u64 {
+            let why = format!("GitHub listed {} of the comment's {total} edits", listed.len());
+            return Some(LeftOut::Unlisted(why));
         }
         for edit in &listed {
             match edit["editor"]["login"].as_str() {
-                None => return Some("an edit by an account GitHub no longer names".into()),
-                Some(login) if !self.is_pipeline(Some(login)) => return Some(format!("edited by {login}")),
+                None => return Some(LeftOut::EditedBy("an account GitHub no longer names".into())),
+                Some(login) if !self.is_pipeline(Some(login)) => return Some(LeftOut::EditedBy(login.to_string())),
                 Some(_) => {}
             }
         }
         match first["editor"]["login"].as_str() {
-            Some(login) if !self.is_pipeline(Some(login)) => Some(format!("edited by {login}")),
+            Some(login) if !self.is_pipeline(Some(login)) => Some(LeftOut::EditedBy(login.to_string())),
             _ => None,
         }
     }
@@ -105,7 +107,8 @@ impl History for GitHub {
                 if let Some(thread) = self.thread(node, &mut unread).await? {
                     // A thread whose replies or reactions could not all be read may
                     // hide a dismissal: it is left out of the figures, with why.
-                    let cut = (!unread.is_empty()).then(|| format!("not read in full: {}", unread.join("; ")));
+                    let cut = (!unread.is_empty())
+                        .then(|| LeftOut::Unlisted(format!("not read in full: {}", unread.join("; "))));
                     out.comments.push(Comment {
                         thread,
                         lines_changed: node["isOutdated"].as_bool() == Some(true),

@@ -2,7 +2,7 @@
 
 use super::{GitLab, HOST, classify};
 use crate::PublishError;
-use crate::history::{Comment, History, OverviewComment, Pull, PullRecord};
+use crate::history::{Comment, History, LeftOut, OverviewComment, Pull, PullRecord};
 use crate::host::{Existing, Person};
 use crate::http::string;
 use crate::outcome::PrState;
@@ -17,10 +17,10 @@ const MAX_PAGES: usize = 20;
 
 /// Who besides the pipeline (user `me`) last edited note `note`, by `editors`, or
 /// why that is not known; `None` when nobody else did.
-fn edited_by_other(editors: &BTreeMap<String, Option<String>>, note: &str, me: &str) -> Option<String> {
+fn edited_by_other(editors: &BTreeMap<String, Option<String>>, note: &str, me: &str) -> Option<LeftOut> {
     match editors.get(note) {
-        None => Some("GitLab did not list the note's edits".to_string()),
-        Some(Some(editor)) if editor != me => Some(format!("edited by user {editor}")),
+        None => Some(LeftOut::Unlisted("GitLab did not list the note's edits".to_string())),
+        Some(Some(editor)) if editor != me => Some(LeftOut::EditedBy(format!("user {editor}"))),
         Some(_) => None,
     }
 }
@@ -78,7 +78,7 @@ impl GitLab {
     /// where carrying nothing over would lose the overview's record for good.
     pub(super) async fn overview_edited(&self, note: &str, me: &str) -> Result<Option<String>, PublishError> {
         match self.editors(self.iid).await {
-            Ok(editors) => Ok(edited_by_other(&editors, note, me)),
+            Ok(editors) => Ok(edited_by_other(&editors, note, me).map(|why| why.to_string())),
             Err(e @ (PublishError::Response { .. } | PublishError::Denied { .. })) => {
                 Ok(Some(format!("GitLab did not say who last edited it ({e})")))
             }

@@ -86,7 +86,28 @@ pub struct Comment {
     pub lines_changed: bool,
     /// Who else edited the pipeline's comment, or why the host's edit record could
     /// not show that nobody did; such a comment is left out of every figure.
-    pub edited: Option<String>,
+    pub edited: Option<LeftOut>,
+}
+
+/// Why a pipeline comment is left out of every figure: the two are told apart
+/// in what `stats` reports, since only the first says anything about people.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeftOut {
+    /// Someone other than the pipeline edited it: who, as the host names them
+    /// (or that the host no longer names the account).
+    EditedBy(String),
+    /// The host's answer cannot show that nobody else edited it (it did not list
+    /// the edits, or listed only some), or the thread was not read in full; why.
+    Unlisted(String),
+}
+
+impl std::fmt::Display for LeftOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LeftOut::EditedBy(who) => write!(f, "edited by {who}"),
+            LeftOut::Unlisted(why) => f.write_str(why),
+        }
+    }
 }
 
 /// The pipeline's overview comment, found by its marker under the pipeline's
@@ -96,7 +117,7 @@ pub struct OverviewComment {
     pub body: String,
     /// As [`Comment::edited`]: set, the overview's held and gone findings are
     /// left out of every figure.
-    pub edited: Option<String>,
+    pub edited: Option<LeftOut>,
 }
 
 /// A pull request's pipeline comments, its author, and the comments by others
@@ -155,9 +176,14 @@ pub struct Read {
     pub records: Vec<Record>,
     /// Pull requests whose comments were read, newest close first: (number, closed_at).
     pub pulls: Vec<(u64, String)>,
-    /// Pipeline comments left out because someone else edited them (or the host's
-    /// edit record was incomplete); an overview counts once.
+    /// Pipeline comments left out because someone else edited them
+    /// ([`LeftOut::EditedBy`]); an overview counts once.
     pub edited: usize,
+    /// Pipeline comments left out because the host's answer could not show that
+    /// nobody else edited them ([`LeftOut::Unlisted`]); an overview counts once.
+    pub unlisted: usize,
+    /// Every comment left out, with why: `#PR PATH: REASON` (one line each).
+    pub left_out: Vec<String>,
     /// Pipeline comments with a finding marker whose header could not be read,
     /// and findings an overview holds in an entry too old to name its reviewers.
     pub unreadable: usize,
@@ -199,6 +225,16 @@ pub struct Dismissed {
 }
 
 impl Read {
+    /// Count a comment on pull request `pr` at `path` left out of every figure,
+    /// under its reason.
+    fn leave_out(&mut self, pr: u64, path: &str, why: &LeftOut) {
+        match why {
+            LeftOut::EditedBy(_) => self.edited += 1,
+            LeftOut::Unlisted(_) => self.unlisted += 1,
+        }
+        self.left_out.push(format!("#{pr} {path}: {why}"));
+    }
+
     /// One line saying what the figures cover.
     pub fn covers(&self) -> String {
         let mut out = match (self.pulls.last(), self.pulls.first()) {
@@ -354,7 +390,13 @@ pub async fn read_with(host: &dyn History, scope: &Scope, known: &BTreeMap<u64, 
                 continue;
             }
         };
-        let before = (out.records.len(), out.dismissed.len(), out.not_counted.len(), out.edited, out.unreadable);
+        let before = (
+            out.records.len(),
+            out.dismissed.len(),
+            out.not_counted.len(),
+            (out.edited, out.unlisted, out.left_out.len()),
+            out.unreadable,
+        );
         records_of(host, pull, record, scope.policy, &mut access, &mut out).await;
         // A dismisser the host would not say anything about (a spent budget, an
         // error) leaves the outcomes unknown: the pull request counts as unread,
@@ -363,7 +405,8 @@ pub async fn read_with(host: &dyn History, scope: &Scope, known: &BTreeMap<u64, 
             out.records.truncate(before.0);
             out.dismissed.truncate(before.1);
             out.not_counted.truncate(before.2);
-            (out.edited, out.unreadable) = (before.3, before.4);
+            (out.edited, out.unlisted, out.unreadable) = (before.3.0, before.3.1, before.4);
+            out.left_out.truncate(before.3.2);
             if !why.contains(crate::http::BUDGET_SPENT) {
                 out.unanswered = Some(format!("#{}: {why}", pull.number));
             }
@@ -426,11 +469,11 @@ async fn records_of(
     // the overview (which may have held it before it got one).
     let threaded: BTreeSet<String> =
         record.comments.iter().filter_map(|c| FindingMarker::parse(&c.thread.body)).map(|m| m.id).collect();
-    let shown = overview_findings(record.overview.as_ref(), &threaded, out);
+    let shown = overview_findings(pull.number, record.overview.as_ref(), &threaded, out);
     let mut kept = Vec::new();
     for comment in record.comments {
-        if comment.edited.is_some() {
-            out.edited += 1;
+        if let Some(why) = &comment.edited {
+            out.leave_out(pull.number, &comment.thread.path, why);
             continue;
         }
         match outcome::posted(&comment.thread.body) {
@@ -517,6 +560,8 @@ async fn records_of(
             closed_at: pull.closed_at.clone(),
             outcome: outcome::decide(facts),
             era: posted.era,
+            path: Some(comment.thread.path.clone()),
+            thread: Some(comment.thread.handle.clone()),
         });
     }
     for finding in shown {
@@ -535,6 +580,8 @@ async fn records_of(
             closed_at: pull.closed_at.clone(),
             outcome: outcome::decide(facts),
             era: finding.era,
+            path: None,
+            thread: None,
         });
     }
 }
@@ -551,12 +598,18 @@ struct Shown {
 }
 
 /// The findings `overview` holds or remembers as gone, less those in
-/// `threaded`; an edited overview counts in `out.edited` and gives none, and a
-/// held entry too old to name its reviewers counts in `out.unreadable`.
-fn overview_findings(overview: Option<&OverviewComment>, threaded: &BTreeSet<String>, out: &mut Read) -> Vec<Shown> {
+/// `threaded`; an edited overview is left out ([`Read::leave_out`]) and gives
+/// none, and a held entry too old to name its reviewers counts in
+/// `out.unreadable`.
+fn overview_findings(
+    pr: u64,
+    overview: Option<&OverviewComment>,
+    threaded: &BTreeSet<String>,
+    out: &mut Read,
+) -> Vec<Shown> {
     let Some(overview) = overview else { return Vec::new() };
-    if overview.edited.is_some() {
-        out.edited += 1;
+    if let Some(why) = &overview.edited {
+        out.leave_out(pr, "the overview", why);
         return Vec::new();
     }
     let Some(marker) = OverviewMarker::parse(&overview.body) else { return Vec::new() };

@@ -21,8 +21,9 @@ pub struct Anchor {
 }
 
 /// A host's ids for a thread and for the pipeline's comment that opens it.
-/// Only the host that made them reads them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Only the host that made them reads them as ids; `stats` also builds a link
+/// to the thread from them (`gauntlet_report::weblink`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Handle {
     pub thread: String,
     pub comment: String,

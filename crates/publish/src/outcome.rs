@@ -191,6 +191,14 @@ pub struct Record {
     /// The rules version and standard-tier model that raised it
     /// ([`crate::marker::era_tag`]); `None` for a comment that does not say.
     pub era: Option<String>,
+    /// The file the finding's comment sits on; `None` for a finding only the
+    /// overview showed, and in records kept before this was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The host's ids of the finding's comment thread, for a link to it; `None`
+    /// as for `path`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<crate::host::Handle>,
 }
 
 impl Record {
@@ -318,6 +326,8 @@ mod tests {
 
     fn record(pr: u64, reviewers: &[&str], severity: &str, closed: &str, outcome: Outcome) -> Record {
         Record {
+            path: None,
+            thread: None,
             pr,
             finding: format!("f{pr}"),
             severity: severity.into(),

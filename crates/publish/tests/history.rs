@@ -365,3 +365,24 @@ async fn an_overview_someone_else_edited_is_left_out_whole() {
         assert_eq!(read.edited, baseline.edited + 1, "{kind:?}");
     }
 }
+
+/// A comment with more edits than GitHub lists in one answer may hide someone
+/// else's edit, so it is left out; but nobody is known to have edited it, and
+/// the read says which of the two it was.
+#[tokio::test]
+async fn github_edits_it_did_not_list_are_told_apart_from_an_edit_by_someone_else() {
+    let baseline = read_pr3_edited(Kind::GitHub, |_| {}).await;
+    let read = read_pr3_edited(Kind::GitHub, |pr3| {
+        pr3.threads.iter_mut().find(|t| t.path == "src/d.rs").unwrap().pipeline_edits = 150;
+    })
+    .await;
+    assert_eq!(read.records.len(), baseline.records.len() - 1, "the comment is left out");
+    assert_eq!(read.edited, baseline.edited, "nobody else is known to have edited it");
+    assert_eq!(read.unlisted, baseline.unlisted + 1);
+    assert!(
+        read.left_out.iter().any(|l| l == "#3 src/d.rs: GitHub listed 100 of the comment's 150 edits"),
+        "{:?}",
+        read.left_out
+    );
+    assert!(baseline.left_out.iter().any(|l| l.contains(": edited by ")), "{:?}", baseline.left_out);
+}

@@ -225,6 +225,8 @@ fn kept(number: u64, closed_at: &str) -> (u64, Known) {
         closed_at: closed_at.into(),
         outcome: Outcome::Fixed,
         era: None,
+        path: None,
+        thread: None,
     };
     (number, Known { closed_at: closed_at.into(), records: vec![record] })
 }

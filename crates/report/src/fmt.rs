@@ -103,30 +103,13 @@ pub(crate) fn times(n: usize) -> String {
 
 /// A token count with thousands separators.
 pub(crate) fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    // Digits left before the next separator; the first group may be short.
-    let mut left = (digits.len() + 2) % 3 + 1;
-    for c in digits.chars() {
-        if left == 0 {
-            out.push(',');
-            left = 3;
-        }
-        out.push(c);
-        left -= 1;
-    }
-    out
+    crate::number::tokens(n)
 }
 
 /// A cost in dollars; a price nobody knows is said to be unknown, never `$0`.
 pub(crate) fn cost(usd: Option<f64>) -> String {
-    match usd {
-        Some(c) if c.is_finite() => format!("${c:.4}"),
-        _ => UNKNOWN.to_string(),
-    }
+    crate::number::cost(usd)
 }
-
-const UNKNOWN: &str = "unknown";
 
 /// The raw tokens (`in` counts every input token, cached or not; `cache read` and
 /// `cache write` are the parts of it the provider's cache served or stored), then
@@ -168,9 +151,9 @@ fn total_row(review: &Review) -> [String; 10] {
     let u = &review.usage;
     let known: Vec<f64> = u.iter().filter_map(|s| s.cost).collect();
     let total_cost = match known.len() {
-        0 => UNKNOWN.to_string(),
+        0 => crate::number::UNKNOWN_COST.to_string(),
         n if n == u.len() => cost(Some(known.iter().sum())),
-        _ => format!("{} + {UNKNOWN}", cost(Some(known.iter().sum()))),
+        _ => format!("{} + {}", cost(Some(known.iter().sum())), crate::number::UNKNOWN_COST),
     };
     [
         "total".to_string(),

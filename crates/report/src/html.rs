@@ -22,6 +22,32 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Escape `text` and show its code spans (`like this`, as host comments and
+/// gauntlet's own lines quote commands, paths and names) as `<code>`, never as
+/// literal backticks. A backtick without a partner stays as it is.
+pub fn with_code(text: &str) -> String {
+    let paired = text.matches('`').count() / 2 * 2;
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut seen = 0;
+    let mut inside = false;
+    let mut part = String::new();
+    for c in text.chars() {
+        if c == '`' && seen < paired {
+            seen += 1;
+            match inside {
+                false => out.push_str(&escape(&part)),
+                true => out.push_str(&format!("<code>{}</code>", escape(&part))),
+            }
+            part.clear();
+            inside = !inside;
+        } else {
+            part.push(c);
+        }
+    }
+    out.push_str(&escape(&part));
+    out
+}
+
 fn base64(bytes: &[u8]) -> String {
     const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
@@ -165,6 +191,17 @@ impl Chart<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_spans_become_code_elements_and_their_text_stays_escaped() {
+        assert_eq!(
+            with_code("mallory commented `/gauntlet dismiss f1`, not counted"),
+            "mallory commented <code>/gauntlet dismiss f1</code>, not counted"
+        );
+        assert_eq!(with_code("`<b>` and `x`"), "<code>&lt;b&gt;</code> and <code>x</code>");
+        assert_eq!(with_code("one ` alone"), "one ` alone", "an unpaired backtick is text");
+        assert_eq!(with_code("`a` then `"), "<code>a</code> then `");
+    }
 
     #[test]
     fn every_markup_character_is_escaped() {

@@ -14,10 +14,12 @@ mod fmt;
 pub mod html;
 mod json;
 pub mod markdown;
+pub mod number;
 pub mod plain;
 mod rdjson;
 pub mod sarif;
 mod terminal;
+pub mod weblink;
 
 use gauntlet_review::Review;
 use std::str::FromStr;

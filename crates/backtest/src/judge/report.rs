@@ -6,9 +6,7 @@ use crate::report::Backtest;
 use gauntlet_report::html::escape;
 use std::fmt::Write;
 
-fn pct(v: Option<f64>) -> String {
-    v.map_or("–".into(), |v| format!("{:.0}%", v * 100.0))
-}
+use gauntlet_report::number::percent as pct;
 
 /// The figures of one side, as the rows of the judge's table.
 fn rows(j: Option<&Judged>) -> [String; 4] {
@@ -55,8 +53,9 @@ pub fn markdown(out: &mut String, b: &Backtest) {
         let _ = writeln!(out, "| {metric} | {} |{other}", g[i]);
     }
     if let Some(spend) = &b.judge_spend {
-        let cost = spend.cost.map_or("cost unknown".into(), |c| format!("${c:.4}"));
-        let _ = writeln!(out, "\nThe judge spent {} tokens, {cost}.", spend.tokens);
+        let cost = gauntlet_report::number::cost(spend.cost);
+        let tokens = gauntlet_report::number::tokens(spend.tokens);
+        let _ = writeln!(out, "\nThe judge spent {tokens} tokens, cost {cost}.");
     }
     let _ = writeln!(out, "\n| case | gauntlet, judged | baseline, judged |\n| --- | --- | --- |");
     for c in b.cases.iter().filter(|c| c.scored()) {
@@ -106,6 +105,9 @@ pub fn html_totals(b: &Backtest) -> Option<String> {
         let _ = write!(h, "<tr class=\"judge\"><th>{metric}</th><td>{}</td>", escape(&g[i]));
         if let Some(t) = &theirs {
             let _ = write!(h, "<td>{}</td>", escape(&t[i]));
+        }
+        if b.comparison.is_some() {
+            h.push_str("<td></td>");
         }
         h.push_str("</tr>\n");
     }

@@ -21,7 +21,8 @@ pub struct Blamed {
     pub line: u32,
     /// The line's number in the blamed revision.
     pub at: u32,
-    /// The commit has no parent (or lies outside the history blame could walk).
+    /// The commit lies outside the history blame could walk (a shallow clone's
+    /// boundary). A root commit is no boundary: it wrote its lines.
     pub boundary: bool,
 }
 
@@ -59,7 +60,8 @@ pub fn parse(text: &str) -> Vec<Blamed> {
 const WIDEN: u32 = 5;
 
 /// Blame `lines` (1-based, any order) of `path` at `rev`. `ignore_revs` is a file
-/// of commit ids blame looks through. Only the requested lines are returned.
+/// of commit ids blame looks through. Only the requested lines are returned; lines
+/// of the root commit are its own (`--root`), not boundary lines.
 pub fn blame(
     git: &Git,
     rev: &str,
@@ -84,7 +86,8 @@ pub fn blame(
     widened.dedup();
     let ranges: Vec<String> =
         super::hunks::runs(&widened).into_iter().flat_map(|(a, b)| ["-L".to_string(), format!("{a},{b}")]).collect();
-    let mut args: Vec<&str> = vec!["-c", "core.quotePath=false", "blame", "--line-porcelain", "-w", "-M", "-C"];
+    let mut args: Vec<&str> =
+        vec!["-c", "core.quotePath=false", "blame", "--root", "--line-porcelain", "-w", "-M", "-C"];
     let ignore = ignore_revs.map(|p| p.to_string_lossy().into_owned());
     if let Some(file) = &ignore {
         args.extend(["--ignore-revs-file", file]);

@@ -12,14 +12,18 @@ pub const DEFAULT_SUBJECT_PATTERNS: [&str; 3] =
 /// Trailer patterns (matched against the whole `Key: value` line).
 pub const DEFAULT_TRAILER_PATTERNS: [&str; 1] = [r"(?i)^(fixes|closes|resolves|bug)\s*:"];
 
-/// Subjects of fixes that repair words, not code, unless `[backtest.mine]
-/// exclude_subjects` says otherwise: such a fix is skipped before blame.
-pub const DEFAULT_EXCLUDE_SUBJECTS: [&str; 4] = [
+/// Subjects of fixes that repair words, not code, or that quiet a linter or
+/// formatter, unless `[backtest.mine] exclude_subjects` says otherwise: such a fix
+/// is skipped before blame.
+pub const DEFAULT_EXCLUDE_SUBJECTS: [&str; 5] = [
     r"(?i)\btypos?\b",
     r"(?i)\b(spelling|misspel\w*|wording|grammar)\b",
     // `docs`, not `doc`: a variable called `doc` is common in code a fix repairs.
     r"(?i)\b(docs|docstrings?|documentation|readme|changelog)\b",
     r"(?i)\b(fix(e[sd])?|correct(ed)?|update[sd]?)\s+(a\s+|the\s+)?(code\s+)?comments?\b",
+    // What a linter, a formatter or the compiler's warnings asked for: style,
+    // rarely a defect a reviewer misses.
+    r"(?i)\b(flake8|pyflakes|pycodestyle|pep ?8|pylint|mypy|black|isort|ruff|clippy|rustfmt|cargo fmt|eslint|prettier|gofmt|golint|lint(s|er|ers|ing)?|warnings)\b",
 ];
 
 /// The configured patterns, compiled.

@@ -12,6 +12,9 @@ pub struct FileDiff {
     pub old: Option<String>,
     /// The path after it (`None` for a deleted file).
     pub new: Option<String>,
+    /// The blob ids before and after, from the `index` line (abbreviated unless
+    /// the diff ran with `--full-index`; all zeros for a side that is absent).
+    pub blobs: Option<(String, String)>,
     pub hunks: Vec<Hunk>,
 }
 
@@ -107,6 +110,9 @@ pub fn parse(diff: &str) -> Vec<FileDiff> {
             file.old = path(old, "a/");
         } else if let Some(new) = line.strip_prefix("+++ ") {
             file.new = path(new, "b/");
+        } else if let Some(ids) = line.strip_prefix("index ") {
+            let ids = ids.split(' ').next().unwrap_or("");
+            file.blobs = ids.split_once("..").map(|(a, b)| (a.to_string(), b.to_string()));
         } else if let Some(old) = line.strip_prefix("rename from ") {
             file.old = Some(unquote(old));
         } else if let Some(new) = line.strip_prefix("rename to ") {
@@ -131,10 +137,14 @@ pub fn parse(diff: &str) -> Vec<FileDiff> {
     files
 }
 
+/// What [`not_code`] says of a CI or tool configuration file.
+pub const CI: &str = "ci";
+
 /// Why a path holds no production code worth blaming, if it does not: tests and
-/// fixtures, documentation, environment files.
+/// fixtures, documentation, environment files, CI and tool configuration (what
+/// runs the checks is never the defect a reviewer of the code should find).
 pub fn not_code(path: &str) -> Option<&'static str> {
-    static SETS: OnceLock<[(GlobSet, &'static str); 2]> = OnceLock::new();
+    static SETS: OnceLock<[(GlobSet, &'static str); 3]> = OnceLock::new();
     let sets = SETS.get_or_init(|| {
         let tests = globset([
             "**/test/**",
@@ -173,7 +183,47 @@ pub fn not_code(path: &str) -> Option<&'static str> {
             "**/docs/**",
         ])
         .expect("doc globs are valid");
-        [(tests, "test"), (docs, "documentation")]
+        let ci = globset([
+            "**/.github/**",
+            "**/.gitlab-ci.yml",
+            "**/.gitlab/**",
+            "**/.circleci/**",
+            "**/.travis.yml",
+            "**/appveyor.yml",
+            "**/.appveyor.yml",
+            "**/azure-pipelines.yml",
+            "**/.azure-pipelines/**",
+            "**/Jenkinsfile",
+            "**/.cirrus.yml",
+            "**/.drone.yml",
+            "**/.buildkite/**",
+            "**/tox.ini",
+            "**/MANIFEST.in",
+            "**/noxfile.py",
+            "**/.pre-commit-config.yaml",
+            "**/.pre-commit-hooks.yaml",
+            "**/.flake8",
+            "**/pylintrc",
+            "**/.pylintrc",
+            "**/.coveragerc",
+            "**/mypy.ini",
+            "**/.isort.cfg",
+            "**/pytest.ini",
+            "**/.readthedocs.{yml,yaml}",
+            "**/codecov.yml",
+            "**/.codecov.yml",
+            "**/.editorconfig",
+            "**/rustfmt.toml",
+            "**/.rustfmt.toml",
+            "**/clippy.toml",
+            "**/.clippy.toml",
+            "**/deny.toml",
+            "**/.eslintrc*",
+            "**/.prettierrc*",
+            "**/.golangci.{yml,yaml}",
+        ])
+        .expect("ci globs are valid");
+        [(tests, "test"), (docs, "documentation"), (ci, CI)]
     });
     sets.iter().find(|(set, _)| set.is_match(path)).map(|(_, why)| *why)
 }
@@ -310,7 +360,13 @@ deleted file mode 100644
         for suite in ["tests.py", "test.py", "conftest.py", "web/a.spec.ts", "ui/__tests__/a.js", "src/AuthTest.java"] {
             assert_eq!(not_code(suite), Some("test"), "{suite}");
         }
+        for ci in
+            [".github/workflows/tests.yaml", ".travis.yml", "tox.ini", "sub/.pre-commit-config.yaml", "rustfmt.toml"]
+        {
+            assert_eq!(not_code(ci), Some(CI), "{ci}");
+        }
         assert_eq!(not_code("src/auth.py"), None);
+        assert_eq!(not_code("src/github/api.py"), None, "only the `.github` folder is CI");
         assert_eq!(not_code("src/contest.py"), None);
         assert_eq!(not_code("src/latest.py"), None, "`test` inside a word is not a test file");
     }

@@ -2,8 +2,11 @@
 //!
 //! Fix commits are found by their messages ([`detect`]); for each, SZZ blames what
 //! the fix removed or changed at its parent and names the commit that introduced
-//! the defect ([`szz`]). That commit becomes an escape case (base = its first
-//! parent, head = itself, defects = the blamed lines in its own line numbers); old,
+//! the defect ([`szz`]), walking past commits that only refactored the line
+//! ([`refactor`]) or changed other tokens of it than the ones the fix took out
+//! ([`untouched`]). That commit becomes an escape case (base = its first parent,
+//! or git's empty tree for a root commit; head = itself; defects = the blamed
+//! lines in its own line numbers); old,
 //! similar-sized commits no fix ever touched become clean cases ([`clean`]). The
 //! cases reference the repository in place ([`write`]).
 //!
@@ -20,7 +23,10 @@ pub mod hunks;
 pub mod prose;
 pub mod refactor;
 mod szz;
+pub mod untouched;
 pub mod write;
+
+pub use szz::TOOLING_ONLY;
 
 use detect::{Evidence, Patterns};
 use gauntlet_change::git::Git;
@@ -188,6 +194,12 @@ pub(crate) struct Miner<'a> {
     /// Commits' own zero-context diffs, read once (blame walks through a refactor
     /// once per line it moved).
     diffs: RefCell<HashMap<String, std::rc::Rc<Vec<hunks::FileDiff>>>>,
+    /// The commits a shallow clone stops at: their parents are not here, so they
+    /// are boundaries, not root commits.
+    pub shallow: BTreeSet<String>,
+    /// Files as the miner reads them, by blob id and path: one version is read by
+    /// the fix that left it and by the next fix of the file.
+    readings: RefCell<HashMap<(String, String), std::rc::Rc<prose::Reading>>>,
 }
 
 impl Miner<'_> {
@@ -210,6 +222,31 @@ impl Miner<'_> {
         let files = std::rc::Rc::new(hunks::parse(&self.git.diff(&["-U0", "-w", "-M", parent, sha])?));
         self.diffs.borrow_mut().insert(sha.to_string(), files.clone());
         Ok(files)
+    }
+
+    /// Blame `lines` of `path` at `rev` ([`blame::blame`]); a shallow clone's
+    /// boundary commits are boundaries.
+    pub(crate) fn blame(&self, rev: &str, path: &str, lines: &[u32]) -> Result<Vec<blame::Blamed>, ChangeError> {
+        let mut blamed = blame::blame(self.git, rev, path, lines, self.ignore_revs)?;
+        for b in &mut blamed {
+            b.boundary |= self.shallow.contains(&b.commit);
+        }
+        Ok(blamed)
+    }
+
+    /// A version of `path` as the miner reads it, parsed once per blob when the
+    /// diff named it (`blob`): the version a fix leaves is the one the next fix of
+    /// the file starts from.
+    pub(crate) fn reading(&self, path: &str, text: Option<&str>, blob: Option<&str>) -> std::rc::Rc<prose::Reading> {
+        let key = blob.filter(|b| b.bytes().any(|c| c != b'0')).map(|b| (b.to_string(), path.to_string()));
+        if let Some(r) = key.as_ref().and_then(|k| self.readings.borrow().get(k).cloned()) {
+            return r;
+        }
+        let reading = std::rc::Rc::new(prose::Reading::new(path, text));
+        if let Some(key) = key {
+            self.readings.borrow_mut().insert(key, reading.clone());
+        }
+        reading
     }
 
     /// Changed lines of code: files the gate would review that are not tests or documents.
@@ -235,10 +272,12 @@ pub fn mine(git: &Git, options: &Options) -> Result<Mined, MineError> {
         ignore_revs: ignore_file.as_ref().map(|f| f.path()),
         known: RefCell::new(commits.iter().map(|c| (c.id.clone(), c.clone())).collect()),
         diffs: RefCell::default(),
+        shallow: shallow(git)?,
+        readings: RefCell::default(),
     };
     let mut summary = Summary { mined_at: head, commits: commits.len(), ..Summary::default() };
     let found = fixes(&miner, &commits, &mut summary)?;
-    let mut escapes = escapes(&miner, found.cases, &mut summary)?;
+    let mut escapes = escapes(&miner, found.cases)?;
     escapes.sort_by(|a, b| a.head.cmp(&b.head));
     for e in &escapes {
         *summary.kept.entry(format!("{:?}", e.confidence)).or_default() += 1;
@@ -369,19 +408,22 @@ fn ported(miner: &Miner<'_>, fix: &Commit) -> Option<&'static str> {
 }
 
 /// Whether a subject says port, compat, upgrade or migrate (`port to`, not a
-/// network `port`).
+/// network `port`), or that the code now compiles on a platform or toolchain
+/// (`compilation on Redox`, `build with rustc 1.20`).
 pub fn says_port(subject: &str) -> bool {
     static PORT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let port = PORT.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(port(ed|ing)?\s+(to|from)\b|compat\w*|upgrad\w*|migrat\w*|py(thon)?\s?3\b)")
+        regex::Regex::new(
+            r"(?i)\b(port(ed|ing)?\s+(to|from)\b|compat\w*|upgrad\w*|migrat\w*|py(thon)?\s?3\b|(compil(e|es|ation|ing)|build(s|ing)?)\s+(on|for|with|under)\b)",
+        )
             .expect("the port pattern is valid")
     });
     port.is_match(subject)
 }
 
-/// The reason a fix whose subject says it repairs words is skipped.
+/// The reason a fix whose subject says it repairs words or quiets a linter is skipped.
 pub const EXCLUDED_SUBJECT: &str =
-    "the subject says typo, spelling, wording or docs (see [backtest.mine] exclude_subjects)";
+    "the subject says typo, spelling, wording, docs or a linter (see [backtest.mine] exclude_subjects)";
 
 fn body(message: &str) -> String {
     message.split_once("\n\n").map(|(_, b)| b.trim().to_string()).unwrap_or_default()
@@ -395,17 +437,14 @@ fn merged_fixes(git: &Git, merge: &Commit, is_fix: &BTreeSet<String>) -> Result<
     Ok(String::from_utf8_lossy(&out).lines().any(|id| is_fix.contains(id.trim())))
 }
 
-fn escapes(
-    miner: &Miner<'_>,
-    cases: BTreeMap<String, Gathered>,
-    summary: &mut Summary,
-) -> Result<Vec<Escape>, MineError> {
+fn escapes(miner: &Miner<'_>, cases: BTreeMap<String, Gathered>) -> Result<Vec<Escape>, MineError> {
     let mut out = Vec::new();
     for (head, (confidence, lines, fixes)) in cases {
         let commit = miner.commit(&head)?;
-        let Some(base) = commit.parents.first().cloned() else {
-            skip(summary, "the introducing commit is the first commit, which has no parent to compare");
-            continue;
+        // A root commit is compared with the empty tree: everything it wrote is new.
+        let base = match commit.parents.first() {
+            Some(parent) => parent.clone(),
+            None => miner.git.empty_tree()?,
         };
         let mut per_path: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
         for (path, line) in &lines {
@@ -420,6 +459,13 @@ fn escapes(
         out.push(Escape { head, base, subject, confidence, defects, fixes, size, time });
     }
     Ok(out)
+}
+
+/// The commits listed in the repository's `shallow` file (none in a full clone).
+fn shallow(git: &Git) -> Result<BTreeSet<String>, MineError> {
+    let path = String::from_utf8_lossy(&git.run(&["rev-parse", "--git-path", "shallow"])?).trim().to_string();
+    let path = git.root().join(path);
+    Ok(std::fs::read_to_string(path).map(|t| t.lines().map(|l| l.trim().to_string()).collect()).unwrap_or_default())
 }
 
 /// `.git-blame-ignore-revs` at HEAD, with only the ids that resolve (blame stops at

@@ -8,7 +8,7 @@
 //! variable, or a short line moved alone.
 
 use super::Miner;
-use super::blame::{Blamed, blame};
+use super::blame::Blamed;
 use super::hunks::{self, FileDiff};
 use gauntlet_change::{ChangeError, Snapshot};
 use std::collections::{BTreeMap, BTreeSet};
@@ -104,9 +104,7 @@ impl Miner<'_> {
             let commit = self.commit(&b.commit)?;
             let Some(parent) = commit.parents.first() else { break };
             let Some(origin) = self.origin(parent, &b)? else { break };
-            let Some(earlier) =
-                blame(self.git, parent, &origin.path, &[origin.line], self.ignore_revs)?.into_iter().next()
-            else {
+            let Some(earlier) = self.blame(parent, &origin.path, &[origin.line])?.into_iter().next() else {
                 break;
             };
             b = Blamed { at: b.at, ..earlier };

@@ -2,11 +2,11 @@
 //! decide which commit introduced the defect, where its lines sit in that commit,
 //! and how sure that is.
 
-use super::blame::{Blamed, blame};
+use super::blame::Blamed;
 use super::detect::Evidence;
 use super::hunks::{self, FileDiff};
-use super::prose::{self, Cosmetic, Reading};
-use super::{Confidence, Miner};
+use super::prose::{self, Cosmetic};
+use super::{Confidence, Miner, untouched};
 use gauntlet_change::{ChangeError, Snapshot};
 use gauntlet_review::enclosing::enclosing;
 use std::collections::{BTreeMap, BTreeSet};
@@ -56,10 +56,23 @@ struct Touched {
     removed: Vec<(String, u32)>,
     /// Pure insertions.
     inserted: Vec<Insertion>,
+    /// For removed lines the fix edited rather than replaced: the tokens it took
+    /// out ([`untouched::taken_out`]).
+    taken: BTreeMap<(String, u32), Vec<Vec<String>>>,
 }
 
 /// The reason a fix that changes only comments, docstrings or literal text is skipped.
 pub(crate) const PROSE_ONLY: &str = "the fix changes only comments, docstrings, string literals or layout";
+
+/// The reason blame that ends at a shallow clone's boundary gives no case.
+pub const BEYOND_SHALLOW: &str =
+    "the blamed lines lie beyond the history this clone holds (a shallow boundary; fetch more history)";
+
+/// The reason a fix of CI or tool configuration alone (workflows, `tox.ini`, the
+/// linter sections of `setup.cfg`) is skipped: what runs the checks is not the
+/// code a reviewer is asked to find defects in.
+pub const TOOLING_ONLY: &str =
+    "the fix changes only CI or tool configuration (workflows, tox.ini, linter and test-runner settings)";
 
 /// The reason a fix that adds back code an earlier commit removed is skipped.
 pub const DELETED_CODE: &str = "a defect made by deleting code (the fix adds back lines an earlier commit removed)";
@@ -72,7 +85,7 @@ const DELETERS_LOOKED_AT: &str = "50";
 impl Miner<'_> {
     /// Mine one fix commit (`parent` is its first parent).
     pub(super) fn szz(&self, fix: &str, parent: &str, evidence: &Evidence) -> Result<Outcome, ChangeError> {
-        let diff = self.git.diff(&["-U0", "-w", parent, fix])?;
+        let diff = self.git.diff(&["-U0", "-w", "--full-index", parent, fix])?;
         let files = hunks::parse(&diff);
         let touched = match self.touched(parent, fix, &files)? {
             Ok(t) => t,
@@ -106,8 +119,9 @@ impl Miner<'_> {
         }
         let mut blamed: Vec<Blamed> = Vec::new();
         for (path, lines) in by_path {
-            for b in blame(self.git, parent, path, &lines, self.ignore_revs)? {
-                blamed.push(self.past_refactors(b)?);
+            for b in self.blame(parent, path, &lines)? {
+                let runs = touched.taken.get(&(path.to_string(), b.at)).map_or(&[][..], Vec::as_slice);
+                blamed.push(self.past_untouched(b, runs)?);
             }
         }
         let commits: BTreeSet<String> = blamed.iter().filter(|b| !b.boundary).map(|b| b.commit.clone()).collect();
@@ -122,13 +136,15 @@ impl Miner<'_> {
     /// The code lines the fix removed and the places it inserted code, or why there
     /// are none to look at.
     fn touched(&self, parent: &str, fix: &str, files: &[FileDiff]) -> Result<Result<Touched, String>, ChangeError> {
-        let mut t = Touched { paths: BTreeSet::new(), removed: Vec::new(), inserted: Vec::new() };
-        let mut tests = 0;
+        let mut t =
+            Touched { paths: BTreeSet::new(), removed: Vec::new(), inserted: Vec::new(), taken: BTreeMap::new() };
+        let (mut tests, mut ci) = (0, 0);
         let mut cosmetic = BTreeSet::new();
         for f in files {
             let Some(path) = f.old.clone().or(f.new.clone()) else { continue };
             if let Some(why) = hunks::not_code(&path) {
                 tests += usize::from(why == "test");
+                ci += usize::from(why == hunks::CI);
                 continue;
             }
             let text = match &f.old {
@@ -146,7 +162,9 @@ impl Miner<'_> {
                 None => None,
             };
             let after = after.map(|b| String::from_utf8_lossy(&b).into_owned());
-            let (before, after) = (Reading::new(old, text.as_deref()), Reading::new(old, after.as_deref()));
+            let blob = |side: fn(&(String, String)) -> &String| f.blobs.as_ref().map(|b| side(b).as_str());
+            let before = self.reading(old, text.as_deref(), blob(|b| &b.0));
+            let after = self.reading(old, after.as_deref(), blob(|b| &b.1));
             for h in &f.hunks {
                 if let Some(why) = prose::cosmetic(&before, &after, h) {
                     cosmetic.insert(why);
@@ -166,20 +184,35 @@ impl Miner<'_> {
                     }
                     continue;
                 }
-                let lines = h.removed.iter().enumerate().map(|(i, l)| (h.old_start + i as u32, l));
-                t.removed.extend(lines.filter(|(n, l)| before.is_code(*n, l)).map(|(n, _)| (old.clone(), n)));
+                let mut taken = untouched::taken_from_hunk(&h.removed, &h.added);
+                for (i, l) in h.removed.iter().enumerate() {
+                    let n = h.old_start + i as u32;
+                    if !before.is_code(n, l) {
+                        continue;
+                    }
+                    t.removed.push((old.clone(), n));
+                    if let Some(runs) = taken.remove(&i) {
+                        t.taken.insert((old.clone(), n), runs);
+                    }
+                }
             }
         }
         if t.removed.is_empty() && t.inserted.is_empty() && !cosmetic.is_empty() {
-            return Ok(Err(match cosmetic.contains(&Cosmetic::Prose) {
-                true => PROSE_ONLY.into(),
-                false => "the fix only bumps versions in manifests".into(),
+            return Ok(Err(if cosmetic.contains(&Cosmetic::Prose) {
+                PROSE_ONLY.into()
+            } else if cosmetic.contains(&Cosmetic::Bump) {
+                "the fix only bumps versions in manifests".into()
+            } else {
+                TOOLING_ONLY.into()
             }));
         }
         if t.paths.is_empty() {
-            return Ok(Err(match tests > 0 && tests == files.len() {
-                true => "the fix touches only tests".into(),
-                false => "the fix touches no source file (tests, documents, generated or vendored files only)".into(),
+            return Ok(Err(if tests > 0 && tests == files.len() {
+                "the fix touches only tests".into()
+            } else if ci > 0 && ci == files.len() {
+                TOOLING_ONLY.into()
+            } else {
+                "the fix touches no source file (tests, documents, CI, generated or vendored files only)".into()
             }));
         }
         Ok(Ok(t))
@@ -323,7 +356,7 @@ impl Miner<'_> {
         }
         // Most lines first; among equals the smaller id, so the choice is stable.
         let Some((&top, _)) = count.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))) else {
-            return Ok(Err("the blamed lines come from the first commit, which has no parent to compare".into()));
+            return Ok(Err(BEYOND_SHALLOW.into()));
         };
         if let Some(reason) = self.unusable(top)? {
             return Ok(Err(reason));
@@ -334,13 +367,15 @@ impl Miner<'_> {
         Ok(Ok(Found { introducer: top.to_string(), confidence, lines }))
     }
 
-    /// Why a commit cannot be a case's head: a merge, a sweep, the root commit.
+    /// Why a commit cannot be a case's head: a merge, a sweep, a shallow clone's
+    /// boundary (its parent is not here). A root commit can: its case's base is
+    /// the empty tree.
     fn unusable(&self, sha: &str) -> Result<Option<String>, ChangeError> {
         let commit = self.commit(sha)?;
         Ok(if commit.is_merge() {
             Some("the introducing commit is a merge".into())
-        } else if commit.parents.is_empty() {
-            Some("the introducing commit is the first commit, which has no parent to compare".into())
+        } else if self.shallow.contains(sha) {
+            Some(BEYOND_SHALLOW.into())
         } else if self.size(&commit) > self.options.max_changed_lines {
             Some(format!(
                 "the introducing commit is a sweep (more than {} changed lines)",
@@ -353,7 +388,10 @@ impl Miner<'_> {
 
     /// The code lines `sha` added or changed in `paths`, in its own line numbers.
     fn changed_lines(&self, sha: &str, paths: &BTreeSet<String>) -> Result<BTreeSet<(String, u32)>, ChangeError> {
-        let parent = format!("{sha}^");
+        let parent = match self.commit(sha)?.parents.first() {
+            Some(p) => p.clone(),
+            None => self.git.empty_tree()?,
+        };
         let mut args = vec!["-U0", "-w", parent.as_str(), sha, "--"];
         args.extend(paths.iter().map(String::as_str));
         let diff = self.git.diff(&args)?;

@@ -61,7 +61,7 @@ fn a_finding_spanning_two_defects_hits_both() {
     let defects = vec![defect("a.go:10-11", &[], "D1"), defect("a.go:18", &[], "D2"), defect("a.go:60", &[], "D3")];
     let s = score_case(&defects, &[], &[found("r", "a.go:9-19")], 3);
     assert_eq!((s.true_positives, s.caught, s.defect_comments, s.duplicates), (1, 2, 1, 0));
-    assert_eq!(s.missed, vec!["D3"]);
+    assert_eq!(s.missed, vec![Missed { at: "a.go:60".into(), description: "D3".into() }], "located");
 }
 
 #[test]
@@ -117,7 +117,7 @@ fn escape_case_counts_true_positives_also_locations_and_unscoreable_findings() {
     let s = score_case(&defects, &also_real, &published, 3);
     assert_eq!((s.published, s.true_positives, s.false_positives, s.unscoreable), (5, 3, 2, 1));
     assert_eq!((s.defects, s.caught), (2, 1), "also_real is not a defect: recall is D1 of D1, D2");
-    assert_eq!(s.missed, vec!["D2"]);
+    assert_eq!(s.missed, vec![Missed { at: "a.py:30".into(), description: "D2".into() }]);
     let unmatched: Vec<&str> = s.unmatched.iter().map(|u| u.location.as_str()).collect();
     assert_eq!(unmatched, vec!["a.py:20", "a.py line 9"]);
     assert_eq!(s.true_positives_by_reviewer, BTreeMap::from([("r1".into(), 2), ("r2".into(), 1)]));
@@ -211,4 +211,29 @@ fn spend_keeps_each_steps_raw_tokens_next_to_its_billed_cost_across_cases() {
     assert!(find.billed.unwrap() < raw, "the cache makes the billed cost lower than the raw tokens at the input price");
     let base = Spend::of_call("baseline", &finder, Some(price.cost(&finder)), 1);
     assert_eq!((base.steps[0].step.as_str(), base.steps[0].input, base.tokens), ("baseline", 32_000, 33_000));
+}
+
+#[test]
+fn misses_with_one_description_are_read_once_with_each_location_once() {
+    let miss = |at: &str, d: &str| Missed { at: at.into(), description: d.into() };
+    let missed =
+        [miss("a.py:3-5", "fix X"), miss("a.py:9", "fix X"), miss("a.py:3-5", "fix X"), miss("b.py:1", "other")];
+    assert_eq!(missed_by_description(&missed), vec![("fix X", vec!["a.py:3-5", "a.py:9"]), ("other", vec!["b.py:1"])]);
+}
+
+#[test]
+fn a_report_from_before_located_misses_still_reads() {
+    let old: CaseScore = serde_json::from_str(
+        r#"{"published":0,"true_positives":0,"false_positives":0,
+        "unscoreable":0,"too_wide":0,"defects":1,"caught":0,"defect_comments":0,"duplicates":0,
+        "distinct_hits":0,"missed":["stale read"],"unmatched":[]}"#,
+    )
+    .unwrap();
+    assert_eq!(old.missed, vec![Missed { at: String::new(), description: "stale read".into() }]);
+    let new = serde_json::to_value(&CaseScore {
+        missed: vec![Missed { at: "a.py:3".into(), description: "d".into() }],
+        ..CaseScore::default()
+    })
+    .unwrap();
+    assert_eq!(new["missed"][0]["at"], "a.py:3");
 }

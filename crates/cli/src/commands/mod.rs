@@ -13,3 +13,4 @@ pub mod reviewers;
 pub mod rules;
 pub mod stats;
 mod stats_html;
+mod web;

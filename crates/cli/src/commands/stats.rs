@@ -11,11 +11,13 @@ use anyhow::{Context, Result, bail};
 use gauntlet_publish::history::{self, History, MAX_PULLS, Read, Scope};
 use gauntlet_publish::outcome::{Figures, Outcome, Tally, figures};
 use gauntlet_publish::{azure, github, gitlab};
+use gauntlet_report::number::percent;
+use gauntlet_report::weblink::WebRepo;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-pub fn run(args: &StatsArgs, author_may_dismiss: bool, env: &Env) -> Result<()> {
+pub fn run(args: &StatsArgs, author_may_dismiss: bool, env: &Env, dir: &std::path::Path) -> Result<()> {
     if !matches!(args.format.as_str(), "terminal" | "json" | "html") {
         bail!("--format {}: use terminal, json or html", args.format);
     }
@@ -27,6 +29,10 @@ pub fn run(args: &StatsArgs, author_may_dismiss: bool, env: &Env) -> Result<()> 
         }
     }
     let config = host_config(env)?;
+    let web = match &args.repo_url {
+        Some(_) => super::web::repo(dir, args.repo_url.as_deref())?,
+        None => web_of(env).or(super::web::repo(dir, None)?),
+    };
     let (host, what) = (config.history(None)?, config.repository());
     let last = if args.since.is_some() { args.last.unwrap_or(MAX_PULLS) } else { args.last.unwrap_or(50) };
     let policy = gauntlet_publish::Policy { author_may_dismiss };
@@ -41,7 +47,7 @@ pub fn run(args: &StatsArgs, author_may_dismiss: bool, env: &Env) -> Result<()> 
     let f = figures(&read.records);
     match args.format.as_str() {
         "json" => println!("{}", serde_json::to_string_pretty(&to_json(&what, &read, &f))?),
-        "html" => print!("{}", super::stats_html::render(&what, &read, &f)),
+        "html" => print!("{}", super::stats_html::render(&what, &read, &f, web.as_ref())),
         _ => print!("{}", terminal(&what, &read, &f)),
     }
     Ok(())
@@ -69,6 +75,28 @@ fn keep_record(
 pub(crate) fn connect(env: &Env) -> Result<(Box<dyn History>, String)> {
     let config = host_config(env)?;
     Ok((config.history(None)?, config.repository()))
+}
+
+/// The repository's web page from the variables the pipelines set (GitHub
+/// `GITHUB_SERVER_URL` and `GITHUB_REPOSITORY`, GitLab `CI_PROJECT_URL`, Azure
+/// DevOps `SYSTEM_COLLECTIONURI`, `SYSTEM_TEAMPROJECT`, `BUILD_REPOSITORY_NAME`):
+/// the repository read, where a local `origin` may be a fork.
+fn web_of(env: &Env) -> Option<WebRepo> {
+    let url = if let Some(repository) = env("GITHUB_REPOSITORY") {
+        let server = env("GITHUB_SERVER_URL").unwrap_or_else(|| "https://github.com".into());
+        format!("{}/{repository}", server.trim_end_matches('/'))
+    } else if let Some(url) = env("CI_PROJECT_URL") {
+        url
+    } else {
+        let collection = env("SYSTEM_COLLECTIONURI")?;
+        format!(
+            "{}/{}/_git/{}",
+            collection.trim_end_matches('/'),
+            env("SYSTEM_TEAMPROJECT")?,
+            env("BUILD_REPOSITORY_NAME")?
+        )
+    };
+    WebRepo::parse(&url).ok()
 }
 
 /// The repository's host as `gauntlet ci` would post to it, outside a pull request.
@@ -110,10 +138,6 @@ pub(crate) fn host_config(env: &Env) -> Result<HostConfig> {
     )
 }
 
-fn share(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".to_string(), |x| format!("{x:.2}"))
-}
-
 fn row(t: &Tally) -> Value {
     let mut v = serde_json::to_value(t).expect("a tally is JSON");
     v["published"] = json!(t.published());
@@ -133,6 +157,8 @@ fn to_json(what: &str, read: &Read, f: &Figures) -> Value {
         "partial": read.partial,
         "pull_requests": read.pulls.iter().map(|(n, closed)| json!({"number": n, "closed_at": closed})).collect::<Vec<_>>(),
         "left_out_edited": read.edited,
+        "left_out_unlisted": read.unlisted,
+        "left_out": read.left_out,
         "left_out_unreadable": read.unreadable,
         "dismissals_not_counted": read.not_counted,
         "total": row(&f.total),
@@ -161,10 +187,28 @@ fn table(out: &mut String, title: &str, map: &BTreeMap<String, Tally>) {
             counts[2],
             counts[3],
             counts[4],
-            share(t.precision()),
-            share(t.action_rate())
+            percent(t.precision()),
+            percent(t.action_rate())
         );
     }
+}
+
+/// What was left out of every figure and why, in one line; `None` when nothing was.
+pub(crate) fn left_out(read: &Read) -> Option<String> {
+    let mut parts = Vec::new();
+    if read.edited > 0 {
+        parts.push(format!("{} comment(s) someone other than the pipeline edited", read.edited));
+    }
+    if read.unlisted > 0 {
+        parts.push(format!(
+            "{} comment(s) whose edits the host did not list in full (nobody else is known to have edited them)",
+            read.unlisted
+        ));
+    }
+    if read.unreadable > 0 {
+        parts.push(format!("{} finding(s) whose comment header or overview entry could not be read", read.unreadable));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 fn terminal(what: &str, read: &Read, f: &Figures) -> String {
@@ -175,22 +219,22 @@ fn terminal(what: &str, read: &Read, f: &Figures) -> String {
     let _ = writeln!(
         out,
         "precision in the wild {} ({} fixed of {} fixed or dismissed); action rate {} ({} fixed of {} published)",
-        share(t.precision()),
+        percent(t.precision()),
         t.fixed,
         t.decided(),
-        share(t.action_rate()),
+        percent(t.action_rate()),
         t.fixed,
         t.published()
     );
     table(&mut out, "per reviewer", &f.per_reviewer);
     table(&mut out, "per severity", &f.per_severity);
     table(&mut out, "per month", &f.per_month);
-    if read.edited + read.unreadable > 0 {
-        let _ = writeln!(
-            out,
-            "\nleft out: {} comment(s) someone other than the pipeline edited, {} finding(s) whose comment header or overview entry could not be read",
-            read.edited, read.unreadable
-        );
+    if let Some(line) = left_out(read) {
+        let _ = writeln!(out, "\nleft out: {line}");
+        for line in &read.left_out {
+            let line: String = line.chars().filter(|c| !c.is_control()).collect();
+            let _ = writeln!(out, "  {line}");
+        }
     }
     if !read.not_counted.is_empty() {
         let _ = writeln!(out, "\ndismissals that did not count:");

@@ -5,8 +5,9 @@ use super::Outcome;
 use crate::args::MergeArgs;
 use anyhow::{Context, Result};
 
-pub fn run(args: &MergeArgs) -> Result<Outcome> {
+pub fn run(dir: &std::path::Path, args: &MergeArgs) -> Result<Outcome> {
     super::check_format(&args.format)?;
+    let web = crate::commands::web::repo(dir, args.repo_url.as_deref())?;
     let mut reports = Vec::new();
     for path in &args.reports {
         let text =
@@ -14,6 +15,6 @@ pub fn run(args: &MergeArgs) -> Result<Outcome> {
         reports.push((path.display().to_string(), text));
     }
     let report = gauntlet_backtest::shard::merge(&reports)?;
-    super::print(&report, &args.format)?;
+    super::print(&report, &args.format, web.as_ref())?;
     Ok(if report.failed == 0 { Outcome::AllRan } else { Outcome::SomeFailed(report.failed) })
 }

@@ -18,6 +18,7 @@ use gauntlet_backtest::run::{CaseModels, DeepRule, Setup, run_all};
 use gauntlet_change::git::Git;
 use gauntlet_model::record::Recorder;
 use gauntlet_model::{Provider, Tier};
+use gauntlet_report::weblink::WebRepo;
 use gauntlet_review::fence::Fence;
 use gauntlet_review::pipeline::{self, Models};
 use gauntlet_review::progress::Observer;
@@ -46,11 +47,12 @@ fn review_args(args: &BacktestArgs) -> ReviewArgs {
     }
 }
 
-/// Print a report in `format` (markdown, json or html).
-fn print(report: &gauntlet_backtest::report::Backtest, format: &str) -> Result<()> {
+/// Print a report in `format` (markdown, json or html; the HTML links to `web`'s
+/// pages when known).
+fn print(report: &gauntlet_backtest::report::Backtest, format: &str, web: Option<&WebRepo>) -> Result<()> {
     match format {
         "json" => println!("{}", serde_json::to_string_pretty(report)?),
-        "html" => print!("{}", gauntlet_backtest::html::render(report)),
+        "html" => print!("{}", gauntlet_backtest::html::render_linked(report, web)),
         _ => print!("{}", gauntlet_backtest::markdown::render(report)),
     }
     Ok(())
@@ -66,10 +68,11 @@ fn check_format(format: &str) -> Result<()> {
 pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) -> Result<Outcome> {
     match &args.action {
         Some(BacktestCommand::Mine(mine)) => return mine::run(dir, config, mine).map(|()| Outcome::AllRan),
-        Some(BacktestCommand::Merge(merge)) => return merge::run(merge),
+        Some(BacktestCommand::Merge(merge)) => return merge::run(dir, merge),
         None => {}
     }
     check_format(&args.format)?;
+    let web = super::web::repo(dir, args.repo_url.as_deref())?;
     if args.jobs == 0 {
         bail!("--jobs must be at least 1");
     }
@@ -182,7 +185,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
         );
     }
     let report = summarise(meta, results);
-    print(&report, &args.format)?;
+    print(&report, &args.format, web.as_ref())?;
     Ok(if report.failed == 0 { Outcome::AllRan } else { Outcome::SomeFailed(report.failed) })
 }
 
