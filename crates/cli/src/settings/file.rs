@@ -71,8 +71,9 @@ pub struct MineSection {
     pub trailer_patterns: Option<Vec<String>>,
     /// Regular expressions; a fix whose subject matches one repairs words (a typo,
     /// the docs) and is skipped. Replaces the defaults; `[]` excludes nothing.
-    /// Default: typo, spelling, misspelled, wording, grammar, docs, docstring,
-    /// documentation, readme, changelog and "fix the comment" subjects.
+    /// Default: subjects about typos, spelling, wording, grammar, the docs, a comment,
+    /// or what a linter, a formatter or compiler warnings asked for
+    /// (`DEFAULT_EXCLUDE_SUBJECTS` in crates/backtest/src/mine/detect.rs).
     pub exclude_subjects: Option<Vec<String>>,
     /// An introducing commit that changes more lines of code than this is a sweep
     /// and gives no case (also `--max-changed-lines`). Default: `800`.

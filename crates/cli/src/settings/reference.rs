@@ -9,9 +9,13 @@
 use std::collections::BTreeMap;
 
 const FILE_SOURCE: &str = include_str!("file.rs");
-const PRICE_SOURCE: &str = include_str!("../../../review/src/cost.rs");
-const RULES_SOURCE: &str = include_str!("../../../review/src/rules.rs");
-const WHEN_SOURCE: &str = include_str!("../../../review/src/rules/when.rs");
+
+/// A source file of the review crate, read when the test runs (not included at
+/// build time: a packaged crate holds only its own files).
+fn review_source(path: &str) -> String {
+    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../review/src").join(path);
+    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
+}
 
 /// Where the page lives, from the repository root.
 const PAGE: &str = "docs/src/reference/configuration.md";
@@ -88,7 +92,7 @@ fn base_name(ty: &str) -> &str {
 /// `gauntlet.toml`'s tables, from `FileConfig` down.
 fn config_tables() -> Vec<Table> {
     let structs = parse_structs(FILE_SOURCE);
-    let prices = parse_structs(PRICE_SOURCE);
+    let prices = parse_structs(&review_source("cost.rs"));
     let mut tables = Vec::new();
     walk(&structs, &prices, "FileConfig", "", &mut tables);
     tables
@@ -120,8 +124,8 @@ fn walk(
 
 /// The rule file's front matter and its `[when]` table.
 fn rule_tables() -> Vec<Table> {
-    let rules = parse_structs(RULES_SOURCE);
-    let when = parse_structs(WHEN_SOURCE);
+    let rules = parse_structs(&review_source("rules.rs"));
+    let when = parse_structs(&review_source("rules/when.rs"));
     let front = &rules["FrontMatter"];
     let keys = front.fields.iter().filter(|f| f.name != "when").cloned().collect();
     vec![
