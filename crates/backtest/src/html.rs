@@ -25,7 +25,9 @@ table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #d0d
 text-align:left;vertical-align:top}th{background:#f6f8fa}td.n{text-align:right}.case{border:1px solid #d0d7de;\
 border-radius:6px;padding:.5rem 1rem;margin:1rem 0}.case.failed{border-color:#cf222e}\
 .sides{display:grid;grid-template-columns:1fr 1fr;gap:1.5rem}.sides h4{margin:.5rem 0 .25rem}\
-.findings,.missed{padding-left:1.2rem}.findings li,.missed li{margin:.2rem 0}\
+.findings,.missed{list-style:none;padding-left:0}.missed ul{list-style:none;padding-left:1.2rem}\
+.findings li,.missed li{margin:.2rem 0}.wide{overflow-x:auto}#case-table td{white-space:nowrap}\
+#case-table td:last-child{white-space:normal;min-width:12rem}\
 .mark{font-weight:600;white-space:nowrap}.hit .mark,.mark.hit{color:#1a7f37}.fp .mark,.mark.fp{color:#cf222e}\
 .missed .mark,.mark.missed{color:#9a6700}.mark.failed{color:#cf222e}.by{color:#57606a}\
 nav#toc{border:1px solid #d0d7de;border-radius:6px;padding:.25rem 1rem;background:#f6f8fa}\

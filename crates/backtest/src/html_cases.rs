@@ -138,7 +138,7 @@ pub fn case_row(c: &CaseResult, anchor: &str, with_baseline: bool) -> Vec<String
 /// The per-case table, in reading order.
 pub fn table(h: &mut String, b: &Backtest, order: &[&CaseResult], anchors: &[String]) {
     let with_baseline = b.baseline.is_some();
-    h.push_str("<h2 id=\"h-case-table\">Cases at a glance</h2><table id=\"case-table\"><tr>");
+    h.push_str("<h2 id=\"h-case-table\">Cases at a glance</h2><div class=\"wide\"><table id=\"case-table\"><tr>");
     for name in case_columns(with_baseline) {
         let _ = write!(h, "<th>{name}</th>");
     }
@@ -150,7 +150,7 @@ pub fn table(h: &mut String, b: &Backtest, order: &[&CaseResult], anchors: &[Str
         }
         h.push_str("</tr>\n");
     }
-    h.push_str("</table>\n");
+    h.push_str("</table></div>\n");
 }
 
 /// Every case's section, in reading order.

@@ -179,3 +179,19 @@ impl GitLab {
         Ok(people)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_gitlab_did_not_list_is_unlisted_and_one_another_user_edited_is_edited() {
+        let editors = BTreeMap::from([("1".to_string(), None), ("2".to_string(), Some("77".to_string()))]);
+        assert_eq!(edited_by_other(&editors, "1", "5"), None, "never edited");
+        assert_eq!(edited_by_other(&editors, "2", "77"), None, "edited by the pipeline itself");
+        assert_eq!(edited_by_other(&editors, "2", "5"), Some(LeftOut::EditedBy("user 77".into())));
+        let unlisted = edited_by_other(&editors, "3", "5").unwrap();
+        assert!(matches!(unlisted, LeftOut::Unlisted(_)), "{unlisted:?}");
+        assert_eq!(unlisted.to_string(), "GitLab did not list the note's edits");
+    }
+}
