@@ -9,8 +9,10 @@ pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 3600;
 #[derive(Debug, Parser)]
 #[command(
     name = "gauntlet",
-    // The version, the commit and the features built in (see build.rs).
-    version = env!("GAUNTLET_LONG_VERSION"),
+    // `-V` and the man pages: the version; `--version`: also the commit and the
+    // features built in (see build.rs), what a bug report needs.
+    version,
+    long_version = env!("GAUNTLET_LONG_VERSION"),
     about = "A pre-merge AI code reviewer built for precision",
     after_help = crate::help::TOP
 )]

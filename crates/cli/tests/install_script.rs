@@ -251,3 +251,57 @@ fn it_refuses_to_install_inside_the_checkout_under_review() {
     assert!(stderr(&out).contains("refusing to install into") && stderr(&out).contains("--dir"), "{}", stderr(&out));
     assert!(server.asked.lock().unwrap().is_empty());
 }
+
+/// What `cargo binstall`, install.sh and the release workflow call an archive
+/// must be one name, or one of them fetches what the other never uploaded.
+#[test]
+fn binstall_the_install_script_and_the_release_workflow_agree_on_archive_names() {
+    use yaml_rust2::YamlLoader;
+    let manifest = std::fs::read_to_string(root().join("crates/cli/Cargo.toml")).unwrap();
+    let manifest: toml::Table = toml::from_str(&manifest).unwrap();
+    let binstall = &manifest["package"]["metadata"]["binstall"];
+    let url = binstall["pkg-url"].as_str().unwrap();
+    let render = |target: &str| {
+        url.replace("{ repo }", "https://github.com/gauntlet-review/gauntlet")
+            .replace("{ version }", "0.1.0")
+            .replace("{ name }", "gauntlet")
+            .replace("{ target }", target)
+            .replace("{ archive-suffix }", ".tar.gz")
+    };
+    assert_eq!(binstall["pkg-fmt"].as_str(), Some("tgz"));
+    assert_eq!(binstall["bin-dir"].as_str(), Some("{ bin }{ binary-ext }"), "the binary at the archive's top level");
+
+    let script = std::fs::read_to_string(root().join("ci/install.sh")).unwrap();
+    assert!(script.contains("asset=\"gauntlet-v$version-$target.tar.gz\""));
+    assert!(script.contains("link=\"$url/releases/download/v$version/$asset\""));
+
+    let workflow = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
+    assert!(
+        workflow.contains(
+            "tar -czf \"dist/$prefix-v$VERSION-$TARGET.tar.gz\" -C \"target/$TARGET/release\" \"gauntlet$exe\""
+        )
+    );
+    let doc = YamlLoader::load_from_str(&workflow).unwrap().remove(0);
+    let matrix = doc["jobs"]["build"]["strategy"]["matrix"]["include"].as_vec().unwrap();
+    let hosted: Vec<&str> = matrix
+        .iter()
+        .filter(|m| m["flavour"].as_str() == Some("hosted"))
+        .filter_map(|m| m["target"].as_str())
+        .collect();
+    // Every platform install.sh detects has its archive, at the address binstall asks for.
+    for target in [
+        "x86_64-unknown-linux-musl",
+        "aarch64-unknown-linux-musl",
+        "x86_64-apple-darwin",
+        "aarch64-apple-darwin",
+        "x86_64-pc-windows-msvc",
+    ] {
+        assert!(hosted.contains(&target), "the release builds no hosted archive for {target}");
+        assert_eq!(
+            render(target),
+            format!(
+                "https://github.com/gauntlet-review/gauntlet/releases/download/v0.1.0/gauntlet-v0.1.0-{target}.tar.gz"
+            )
+        );
+    }
+}

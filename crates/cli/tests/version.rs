@@ -30,5 +30,6 @@ fn the_version_names_the_release_the_commit_and_the_features() {
     };
     let expected = format!("gauntlet {} (commit {commit}, features: {features})\n", env!("CARGO_PKG_VERSION"));
     assert_eq!(version("--version"), expected);
-    assert_eq!(version("-V"), expected);
+    // The short form (also the man pages' title) is the version alone.
+    assert_eq!(version("-V"), format!("gauntlet {}\n", env!("CARGO_PKG_VERSION")));
 }
