@@ -56,7 +56,7 @@ fn clean_cases_are_people_changing_the_escapes_language_near_their_era() {
 }
 
 #[test]
-fn a_commit_that_changes_only_comments_docstrings_or_layout_is_never_a_clean_case() {
+fn a_commit_that_changes_only_comments_docstrings_or_layout_or_says_it_ran_a_formatter_is_never_clean() {
     let repo = tempfile::tempdir().unwrap();
     let d = repo.path();
     history::git(d, &["init", "-q", "-b", "main"], 0);
@@ -69,6 +69,8 @@ fn a_commit_that_changes_only_comments_docstrings_or_layout_is_never_a_clean_cas
     let words = fee.replace("The fee.", "The flat fee.").replace("# flat", "# flat, for now");
     commit(d, 3, "Explain fees", &[("src/fee.py", Some(&words))]);
     commit(d, 4, "Wrap fees", &[("src/fee.py", Some(&words.replace("max(x, 0)", "max(\n        x, 0)")))]);
+    // Code tokens change, but the subject says a formatter ran.
+    commit(d, 5, "Run black", &[("src/fee.py", Some(&words.replace("max(x, 0)", "max(x, 0,)")))]);
     commit(d, 900, "Fix the standard rate", &[("src/rate.py", Some(&rate.replace("0.3", "0.25")))]);
 
     let three = Options { clean_ratio: 3.0, ..Options::default() };

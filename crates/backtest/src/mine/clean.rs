@@ -106,6 +106,9 @@ pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summ
         .iter()
         .filter(|c| !c.is_merge() && !c.parents.is_empty())
         .filter(|c| !is_bot(&c.author) && !automated.is_match(c.subject()))
+        // A commit about words or style (typo, docs, a linter or formatter run) gives
+        // a reviewer nothing to weigh.
+        .filter(|c| !options.patterns.excluded(c.subject()))
         .filter(|c| speaks(c))
         .filter(|c| !pool.fixes.contains(&c.id) && !heads.contains(c.id.as_str()))
         .filter(|c| pool.newest - c.time >= window)
