@@ -54,3 +54,28 @@ fn clean_cases_are_people_changing_the_escapes_language_near_their_era() {
     assert_eq!(m.summary.eras, vec![bucket("2021", 1, 1), bucket("2022", 0, 1)]);
     assert_eq!(m.summary.sizes, vec![bucket("2-3", 1, 1), bucket("4-7", 0, 1)]);
 }
+
+#[test]
+fn a_commit_that_changes_only_comments_docstrings_or_layout_or_says_it_ran_a_formatter_is_never_clean() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    history::git(d, &["init", "-q", "-b", "main"], 0);
+    commit(d, 0, "Start", &[("README.md", Some("# shop\n"))]);
+    let rate = "def rate(kind):\n    return 0.3\n";
+    let escape = commit(d, 1, "Add rates", &[("src/rate.py", Some(rate))]);
+    let fee = "def fee(x):\n    \"\"\"The fee.\"\"\"\n    return max(x, 0)  # flat\n";
+    let added = commit(d, 2, "Add fees", &[("src/fee.py", Some(fee))]);
+    // Same era and size as the escape, but no code token changes.
+    let words = fee.replace("The fee.", "The flat fee.").replace("# flat", "# flat, for now");
+    commit(d, 3, "Explain fees", &[("src/fee.py", Some(&words))]);
+    commit(d, 4, "Wrap fees", &[("src/fee.py", Some(&words.replace("max(x, 0)", "max(\n        x, 0)")))]);
+    // Code tokens change, but the subject says a formatter ran.
+    commit(d, 5, "Run black", &[("src/fee.py", Some(&words.replace("max(x, 0)", "max(x, 0,)")))]);
+    commit(d, 900, "Fix the standard rate", &[("src/rate.py", Some(&rate.replace("0.3", "0.25")))]);
+
+    let three = Options { clean_ratio: 3.0, ..Options::default() };
+    let m = mine::mine(&Git::at(d), &three).expect("mining works");
+    assert_eq!(m.escapes.iter().map(|e| e.head.as_str()).collect::<Vec<_>>(), vec![escape.as_str()]);
+    assert_eq!(m.cleans.iter().map(|c| c.head.as_str()).collect::<Vec<_>>(), vec![added.as_str()]);
+    assert_eq!((m.summary.clean, m.summary.clean_wanted), (1, 3));
+}

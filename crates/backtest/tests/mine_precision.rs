@@ -256,7 +256,9 @@ fn linter_and_formatter_subjects_are_excluded_by_default() {
     assert!(m.escapes.is_empty(), "{:?}", rows(&m));
     assert_eq!(skipped(&m, mine::EXCLUDED_SUBJECT), 2, "{:?}", m.summary.skipped);
     let defaults = mine::detect::Patterns::defaults();
-    for style in ["Fix pylint complaints", "mypy: fix types", "Run black", "Fix lint", "pep8 fixes", "fix-warnings"] {
+    for style in
+        ["Fix pylint complaints", "mypy: fix types", "Run black", "Fix lint", "pep8 fixes", "fix-warnings", "run fmt"]
+    {
         assert!(defaults.excluded(style), "{style}");
     }
     assert!(!defaults.excluded("Fix the blacklist check"), "a word holding `black` is no formatter");

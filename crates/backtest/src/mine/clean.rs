@@ -3,7 +3,8 @@
 //! later fix touched, sampled with a seed so a second run picks the same ones.
 
 use super::history::Commit;
-use super::{Bucket, Clean, Escape, MineError, Miner, Summary, hunks, skip};
+use super::{Bucket, Clean, Escape, MineError, Miner, Summary, hunks, prose, skip};
+use gauntlet_change::Snapshot;
 use std::collections::{BTreeMap, BTreeSet};
 
 const DAY: i64 = 24 * 3600;
@@ -105,6 +106,9 @@ pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summ
         .iter()
         .filter(|c| !c.is_merge() && !c.parents.is_empty())
         .filter(|c| !is_bot(&c.author) && !automated.is_match(c.subject()))
+        // A commit about words or style (typo, docs, a linter or formatter run) gives
+        // a reviewer nothing to weigh.
+        .filter(|c| !options.patterns.excluded(c.subject()))
         .filter(|c| speaks(c))
         .filter(|c| !pool.fixes.contains(&c.id) && !heads.contains(c.id.as_str()))
         .filter(|c| pool.newest - c.time >= window)
@@ -117,8 +121,10 @@ pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summ
     let mut out = Vec::new();
     let mut asked = 0;
     for (i, escape) in escapes.iter().enumerate() {
-        for _ in 0..wanted(i, options.clean_ratio) {
-            asked += 1;
+        let want = wanted(i, options.clean_ratio);
+        // Counted whole, so a pool that runs dry shows as clean cases wanted, not found.
+        asked += want;
+        for _ in 0..want {
             let target = class(escape.size.max(1));
             // Years apart and size classes apart weigh the same; among equals the
             // nearer era, then the seeded rank.
@@ -126,13 +132,20 @@ pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summ
                 let era = (c.time - escape.time).abs() / YEAR;
                 (era + (class(size) - target).abs(), era)
             };
-            let best = candidates
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, (c, size))| (gap(c, *size), rank(options.seed, &c.id)))
-                .map(|(at, _)| at);
-            let Some(at) = best else { break };
-            let (commit, size) = candidates.swap_remove(at);
+            // The nearest candidate that changes code, not only its comments or layout.
+            let picked = loop {
+                let best = candidates
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, (c, size))| (gap(c, *size), rank(options.seed, &c.id)))
+                    .map(|(at, _)| at);
+                let Some(at) = best else { break None };
+                let (commit, size) = candidates.swap_remove(at);
+                if changes_code(miner, commit, &languages)? {
+                    break Some((commit, size));
+                }
+            };
+            let Some((commit, size)) = picked else { break };
             out.push(Clean {
                 head: commit.id.clone(),
                 base: commit.parents[0].clone(),
@@ -149,6 +162,32 @@ pub(crate) fn sample(pool: &Pool<'_, '_>, escapes: &[Escape], summary: &mut Summ
     }
     out.sort_by(|a, b| a.head.cmp(&b.head));
     Ok(out)
+}
+
+/// Whether a commit changes code in one of `languages`: a hunk of such a file
+/// that is not only comments, docstrings, literal text, layout, a version bump or
+/// tool settings ([`prose::cosmetic`]).
+fn changes_code(miner: &Miner<'_>, commit: &Commit, languages: &BTreeSet<String>) -> Result<bool, MineError> {
+    let Some(parent) = commit.parents.first() else { return Ok(false) };
+    let files = miner.own_diff(&commit.id, parent)?;
+    for f in files.iter() {
+        let Some(path) = f.new.as_deref().or(f.old.as_deref()) else { continue };
+        let speaks = language(path).is_some_and(|l| languages.contains(&l));
+        if !speaks || hunks::not_code(path).is_some() || miner.rules.reason(path, None).is_some() {
+            continue;
+        }
+        let read = |rev: &str, path: Option<&str>| -> Result<Option<String>, MineError> {
+            let Some(path) = path else { return Ok(None) };
+            let bytes = miner.git.read(&Snapshot::Commit(rev.to_string()), path)?;
+            Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
+        };
+        let before = prose::Reading::new(path, read(parent, f.old.as_deref())?.as_deref());
+        let after = prose::Reading::new(path, read(&commit.id, f.new.as_deref())?.as_deref());
+        if f.hunks.iter().any(|h| prose::cosmetic(&before, &after, h).is_none()) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The escapes' and the clean cases' years and size classes, side by side.

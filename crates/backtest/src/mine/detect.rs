@@ -23,7 +23,7 @@ pub const DEFAULT_EXCLUDE_SUBJECTS: [&str; 5] = [
     r"(?i)\b(fix(e[sd])?|correct(ed)?|update[sd]?)\s+(a\s+|the\s+)?(code\s+)?comments?\b",
     // What a linter, a formatter or the compiler's warnings asked for: style,
     // rarely a defect a reviewer misses.
-    r"(?i)\b(flake8|pyflakes|pycodestyle|pep ?8|pylint|mypy|black|isort|ruff|clippy|rustfmt|cargo fmt|eslint|prettier|gofmt|golint|lint(s|er|ers|ing)?|warnings)\b",
+    r"(?i)\b(flake8|pyflakes|pycodestyle|pep ?8|pylint|mypy|black|isort|ruff|clippy|rustfmt|(cargo|run) fmt|eslint|prettier|gofmt|golint|lint(s|er|ers|ing)?|warnings)\b",
 ];
 
 /// The configured patterns, compiled.

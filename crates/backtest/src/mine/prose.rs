@@ -131,7 +131,7 @@ fn without_hash_comment(line: &str) -> &str {
 /// it sits in such a section: `[flake8]`, `[mypy]`, `[tool:pytest]`,
 /// `[coverage:run]` in `setup.cfg`; `[tool.black]`, `[tool.ruff.lint]` in
 /// `pyproject.toml`; `[lints]`, `[badges]`, `[package.metadata.*]` in
-/// `Cargo.toml`. Other files: empty.
+/// `Cargo.toml`; blank lines count as in any section. Other files: empty.
 pub fn tool_sections(path: &str, text: &str) -> Vec<bool> {
     static SECTIONS: OnceLock<[(&str, Regex); 3]> = OnceLock::new();
     let sections = SECTIONS.get_or_init(|| {
@@ -157,7 +157,8 @@ pub fn tool_sections(path: &str, text: &str) -> Vec<bool> {
             if t.starts_with('[') {
                 inside = pattern.is_match(t);
             }
-            inside
+            // A blank line says nothing: it sits in whatever section a hunk is in.
+            inside || t.is_empty()
         })
         .collect()
 }
@@ -237,6 +238,12 @@ mod tests {
     fn linter_and_test_runner_sections_are_tool_settings_and_packaging_is_not() {
         let cfg = "[metadata]\nname = shop\n[flake8]\nmax-line-length = 80\n[options]\npackages = find:\n";
         assert_eq!(tool_sections("setup.cfg", cfg), vec![false, false, true, true, false, false]);
+        let badges = "[package]\nname = 'a'\n\n[badges]\nci = 'x'\n";
+        assert_eq!(
+            tool_sections("Cargo.toml", badges),
+            vec![false, false, true, true, true],
+            "blank lines go with any"
+        );
         let py = "[project]\nname = 'a'\n[tool.ruff.lint]\nselect = ['E']\n[tool.setuptools]\nzip-safe = false\n";
         assert_eq!(tool_sections("pyproject.toml", py), vec![false, false, true, true, false, false]);
         assert!(tool_sections("src/setup.py", cfg).is_empty());

@@ -118,13 +118,18 @@ impl Miner<'_> {
             by_path.entry(path.as_str()).or_default().push(*line);
         }
         let mut blamed: Vec<Blamed> = Vec::new();
+        // Every commit blame named, also one it then walked past: none is a clean case.
+        let mut commits: BTreeSet<String> = BTreeSet::new();
         for (path, lines) in by_path {
             for b in self.blame(parent, path, &lines)? {
+                if !b.boundary {
+                    commits.insert(b.commit.clone());
+                }
                 let runs = touched.taken.get(&(path.to_string(), b.at)).map_or(&[][..], Vec::as_slice);
                 blamed.push(self.past_untouched(b, runs)?);
             }
         }
-        let commits: BTreeSet<String> = blamed.iter().filter(|b| !b.boundary).map(|b| b.commit.clone()).collect();
+        commits.extend(blamed.iter().filter(|b| !b.boundary).map(|b| b.commit.clone()));
         let found = match evidence {
             Evidence::Trailer(id) => self.named(id, Confidence::A, parent, &blamed, &touched.paths)?,
             Evidence::Revert(id) => self.named(id, Confidence::B, parent, &blamed, &touched.paths)?,
