@@ -122,6 +122,9 @@ pub fn case_row(c: &CaseResult, anchor: &str, with_baseline: bool) -> Vec<String
         Some(g) => row.extend([number::tokens(g.spend.tokens), cost(g.spend.cost), number::seconds(g.spend.wall_ms)]),
         None => row.extend(std::iter::repeat_with(none).take(3)),
     }
+    if c.left_out {
+        notes.push(format!("left out: {}", c.curation.status));
+    }
     if let Some(e) = &c.error {
         notes.push(format!("failed: {e}"));
     }

@@ -185,17 +185,17 @@ fn cases(out: &mut String, b: &Backtest) {
     let columns = if with_baseline { 14 } else { 13 };
     let _ = writeln!(out, "|{}", " --- |".repeat(columns));
     for c in crate::report::reading_order(&b.cases) {
-        let _ = writeln!(out, "{}", case_row(c, with_baseline, c.left_out(&b.curation)));
+        let _ = writeln!(out, "{}", case_row(c, with_baseline));
     }
 }
 
-fn case_row(c: &CaseResult, with_baseline: bool, left_out: bool) -> String {
+fn case_row(c: &CaseResult, with_baseline: bool) -> String {
     let kind = match c.kind {
         crate::corpus::Kind::Escape => "escape",
         crate::corpus::Kind::Clean => "clean",
     };
     let mut notes: Vec<String> = Vec::new();
-    if left_out {
+    if c.left_out {
         notes.push(format!("left out: {}", c.curation.status));
     }
     if let Some(e) = &c.error {

@@ -36,6 +36,9 @@ pub struct CaseResult {
     /// What a person said of the case (`gauntlet backtest curate`).
     #[serde(default)]
     pub curation: crate::curate::Curation,
+    /// Not run: some case of the corpus is accepted and this one is not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub left_out: bool,
 }
 
 impl CaseResult {
@@ -53,18 +56,13 @@ impl CaseResult {
             fix: case.fix.clone(),
             judge_spend: None,
             curation: case.curation.clone(),
+            left_out: false,
         }
     }
 
     /// Whether the case counts in the totals.
     pub fn scored(&self) -> bool {
         self.error.is_none() && self.gauntlet.is_some()
-    }
-
-    /// Whether the curation left the case out (it was not run): some case of the
-    /// corpus is accepted and this one is not.
-    pub fn left_out(&self, selection: &crate::curate::Selection) -> bool {
-        !selection.scores(self.curation.status)
     }
 }
 
@@ -192,7 +190,9 @@ pub struct Meta {
 
 /// Add the cases up.
 pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
-    let curation = crate::curate::Selection::of(cases.iter().map(|c| &c.curation.status));
+    let mut curation = crate::curate::Selection::of(cases.iter().map(|c| &c.curation.status));
+    // A shard may hold no accepted case of a corpus that has some.
+    curation.only_accepted |= cases.iter().any(|c| c.left_out);
     let scored: Vec<&CaseResult> = cases.iter().filter(|c| c.scored()).collect();
     let pipeline: Vec<(Kind, &PipelineResult)> =
         scored.iter().filter_map(|c| c.gauntlet.as_ref().map(|g| (c.kind, g))).collect();

@@ -9,6 +9,7 @@ use gauntlet_backtest::curate::Status;
 use gauntlet_backtest::curate::walk::{Filter, Options, Tally, WalkError, walk};
 use gauntlet_backtest::mine::{self, Confidence};
 use gauntlet_change::git::Git;
+use serde_json::json;
 use std::path::{Path, PathBuf};
 
 /// A repository and the corpus mined from it (escapes of confidence A and B only,
@@ -161,12 +162,20 @@ fn reports_name_each_cases_curation_and_what_was_left_out() {
         shard: None,
         notes: Vec::new(),
     };
-    let report = summarise(meta(), cases.iter().map(CaseResult::new).collect());
+    let selection = gauntlet_backtest::curate::Selection::of_cases(&cases);
+    let (run, left_out) = gauntlet_backtest::curate::split(cases.clone(), &selection);
+    assert_eq!(run.iter().map(|c| c.curation.status).collect::<Vec<_>>(), [Status::Accepted], "only it is run");
+    let report = summarise(meta(), run.iter().map(CaseResult::new).chain(left_out).collect());
     let c = report.curation;
     assert_eq!((c.accepted, c.rejected, c.unreviewed, c.only_accepted, c.left_out()), (1, 1, 1, true, 2));
     let json = serde_json::to_value(&report).unwrap();
     assert_eq!(json["curation"]["only_accepted"], true);
-    assert_eq!(json["cases"][1]["curation"]["reason"], "blamed a refactor");
+    let rejected = json["cases"].as_array().unwrap().iter().find(|c| c["curation"]["status"] == "rejected").unwrap();
+    assert_eq!((&rejected["curation"]["reason"], &rejected["left_out"]), (&json!("blamed a refactor"), &json!(true)));
+
+    // A shard's report of only left-out cases still says only accepted cases are scored.
+    let shard = summarise(meta(), report.cases.iter().filter(|c| c.left_out).cloned().collect());
+    assert!(shard.curation.only_accepted && shard.curation.left_out() == 2, "{:?}", shard.curation);
 
     let md = gauntlet_backtest::markdown::render(&report);
     assert!(
@@ -190,7 +199,7 @@ fn reports_name_each_cases_curation_and_what_was_left_out() {
         })
         .collect();
     let report = summarise(meta(), none);
-    assert!(!report.curation.only_accepted && report.cases.iter().all(|c| !c.left_out(&report.curation)));
+    assert!(!report.curation.only_accepted && report.curation.left_out() == 0);
     let md = gauntlet_backtest::markdown::render(&report);
     assert!(md.contains("The corpus is unreviewed: none of its 3 case(s) is accepted"), "{md}");
 }

@@ -87,6 +87,7 @@ async fn a_signed_corpus_backtests_only_its_accepted_cases_and_every_report_says
     let g = &report["gauntlet"];
     assert_eq!((g["cases"].as_u64(), g["defects"].as_u64(), g["caught"].as_u64()), (Some(1), Some(1), Some(1)));
     let rejected = report["cases"].as_array().unwrap().iter().find(|c| c["curation"]["status"] == "rejected").unwrap();
+    assert_eq!(rejected["left_out"], true, "listed as left out: {rejected}");
     assert_eq!(
         (rejected["curation"]["reason"].as_str(), &rejected["gauntlet"]),
         (Some("only a CI change"), &Value::Null)

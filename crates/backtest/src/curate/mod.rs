@@ -8,6 +8,7 @@
 pub mod walk;
 
 use crate::corpus::Case;
+use crate::report::CaseResult;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -209,6 +210,14 @@ impl Selection {
             )
         }
     }
+}
+
+/// The cases to run, and the results of those the curation leaves out (listed in
+/// the report, never run).
+pub fn split(cases: Vec<Case>, selection: &Selection) -> (Vec<Case>, Vec<CaseResult>) {
+    let (run, out): (Vec<Case>, Vec<Case>) = cases.into_iter().partition(|c| selection.scores(c.curation.status));
+    let left_out = out.iter().map(|c| CaseResult { left_out: true, ..CaseResult::new(c) }).collect();
+    (run, left_out)
 }
 
 /// Today's date, `YYYY-MM-DD` (UTC), from the clock.

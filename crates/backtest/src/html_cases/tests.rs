@@ -82,6 +82,7 @@ fn case(
         fix: vec![],
         judge_spend: None,
         curation: Default::default(),
+        left_out: false,
     }
 }
 

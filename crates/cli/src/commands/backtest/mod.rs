@@ -89,8 +89,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
     if let Some(shard) = &args.shard {
         cases = shard.select(cases);
     }
-    let (cases, left_out): (Vec<Case>, Vec<Case>) =
-        cases.into_iter().partition(|c| selection.scores(c.curation.status));
+    let (cases, left_out) = gauntlet_backtest::curate::split(cases, &selection);
     // Models, prices and review settings come from where gauntlet runs (its
     // gauntlet.toml), never from the case repositories.
     let root = Git::discover(dir).map(|g| g.root().to_path_buf()).unwrap_or(dir.to_path_buf());
@@ -175,7 +174,7 @@ pub fn run(dir: &Path, config: Option<&Path>, args: &BacktestArgs, env: &Env) ->
     let mut results = run_all(&cases, &setup, runtime.handle(), &|case| shown.finished(&case_line(case)));
     shown.finish();
     // Left-out cases stay in the report, not run, so it can list them and why.
-    results.extend(left_out.iter().map(CaseResult::new));
+    results.extend(left_out);
     results.sort_by(|a, b| a.name.cmp(&b.name));
     let meta = Meta {
         corpus: corpus.display().to_string(),
