@@ -251,9 +251,10 @@ fn case(h: &mut String, c: &CaseResult) {
     h.push_str("</section>\n");
 }
 
-/// A case's curation state, in words: `[accepted: why]`, `[unreviewed]`.
+/// A case's curation state, in words: `[accepted: why]`, `[unreviewed, left out]`.
 fn curation_badge(c: &CaseResult) -> String {
-    format!(" <small class=\"curation {}\">[{}]</small>", c.curation.status, escape(&c.curation.label()))
+    let left_out = if c.left_out { ", left out" } else { "" };
+    format!(" <small class=\"curation {}\">[{}{left_out}]</small>", c.curation.status, escape(&c.curation.label()))
 }
 
 #[cfg(test)]
