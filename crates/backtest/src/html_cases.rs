@@ -359,9 +359,10 @@ fn missed(h: &mut String, links: &Links<'_>, missed: &[Missed]) {
     h.push_str("</ul>");
 }
 
-/// A case's curation state, in words: `[accepted: why]`, `[unreviewed]`.
+/// A case's curation state, in words: `[accepted: why]`, `[unreviewed, left out]`.
 fn curation_badge(c: &CaseResult) -> String {
-    format!(" <small class=\"curation {}\">[{}]</small>", c.curation.status, escape(&c.curation.label()))
+    let left_out = if c.left_out { ", left out" } else { "" };
+    format!(" <small class=\"curation {}\">[{}{left_out}]</small>", c.curation.status, escape(&c.curation.label()))
 }
 
 #[cfg(test)]

@@ -186,7 +186,7 @@ fn reports_name_each_cases_curation_and_what_was_left_out() {
     assert!(md.contains("| escape | rejected: blamed a refactor |"), "{md}");
     assert!(md.contains("left out: unreviewed"), "{md}");
     let html = gauntlet_backtest::html::render(&report);
-    assert!(html.contains("[rejected: blamed a refactor]") && html.contains("[accepted]"), "{html}");
+    assert!(html.contains("[rejected: blamed a refactor, left out]") && html.contains("[accepted]"), "{html}");
     assert!(html.contains("left out 1 rejected and 1 unreviewed"), "{html}");
 
     // Nothing accepted: every case is scored, and the report says the corpus is unreviewed.

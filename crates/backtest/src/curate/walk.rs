@@ -111,7 +111,7 @@ pub fn walk(root: &Path, options: &Options, input: &mut dyn BufRead, out: &mut d
             write!(out, "\x1b[2J\x1b[H")?;
         }
         writeln!(out, "{}", screen(case, i + 1, picked.len(), options.max_lines))?;
-        let decision = match ask(input, out)? {
+        let (status, reason) = match answer(input, out)? {
             Answer::Quit => {
                 tally.quit = true;
                 break;
@@ -121,32 +121,10 @@ pub fn walk(root: &Path, options: &Options, input: &mut dyn BufRead, out: &mut d
                 writeln!(out, "Skipped: {} stays {}.\n", case.name, case.curation.status)?;
                 continue;
             }
-            Answer::Accept(reason) => {
-                let reason = match reason {
-                    Some(r) => Some(r),
-                    None => match read_line(input, out, "Why (optional, Enter for none): ")? {
-                        Some(r) => Some(r),
-                        None => {
-                            tally.quit = true;
-                            break;
-                        }
-                    },
-                };
-                Decision { status: Status::Accepted, reason, by: options.by.clone(), at: options.today.clone() }
-            }
-            Answer::Reject(reason) => {
-                let Some(reason) = reason.map_or_else(|| required_reason(input, out), |r| Ok(Some(r)))? else {
-                    tally.quit = true;
-                    break;
-                };
-                Decision {
-                    status: Status::Rejected,
-                    reason: Some(reason),
-                    by: options.by.clone(),
-                    at: options.today.clone(),
-                }
-            }
+            Answer::Accept(reason) => (Status::Accepted, reason),
+            Answer::Reject(reason) => (Status::Rejected, reason),
         };
+        let decision = Decision { status, reason, by: options.by.clone(), at: options.today.clone() };
         record(&case.dir, &decision)?;
         match decision.status {
             Status::Rejected => tally.rejected += 1,
@@ -168,6 +146,23 @@ fn read_line(input: &mut dyn BufRead, out: &mut dyn Write, prompt: &str) -> Resu
         return Ok(None);
     }
     Ok(Some(line.trim().to_string()))
+}
+
+/// Accept or reject with the reason (asked for when not on the answer's line:
+/// optional for an acceptance, required for a rejection), skip, or quit (also at
+/// the end of the input).
+fn answer(input: &mut dyn BufRead, out: &mut dyn Write) -> Result<Answer, WalkError> {
+    Ok(match ask(input, out)? {
+        Answer::Accept(None) => match read_line(input, out, "Why (optional, Enter for none): ")? {
+            Some(reason) => Answer::Accept(Some(reason)),
+            None => Answer::Quit,
+        },
+        Answer::Reject(None) => match required_reason(input, out)? {
+            Some(reason) => Answer::Reject(Some(reason)),
+            None => Answer::Quit,
+        },
+        other => other,
+    })
 }
 
 /// Accept, reject, skip or quit, asked until the answer is one of them. A reason
