@@ -314,9 +314,11 @@ fn a_defect_of_the_root_commit_is_a_case_whose_base_is_the_empty_tree() {
     // The case is written, checked out and reviewed as the root commit's whole change.
     let out = tempfile::tempdir().unwrap();
     let written = mine::write::write(&m, d, &out.path().join("corpus")).expect("written");
-    let case = std::fs::read_to_string(written[0].join("case.toml")).unwrap();
-    assert!(case.contains(&format!("base = \"{empty}\"")), "{case}");
-    let checkout = gauntlet_backtest::checkout::checkout(d, empty, &root).expect("a root case checks out");
+    let text = std::fs::read_to_string(written[0].join("case.toml")).unwrap();
+    assert!(text.contains(&format!("base = \"{empty}\"")), "{text}");
+    let case = gauntlet_backtest::corpus::load_case(&written[0]).expect("the case loads");
+    let checkout =
+        gauntlet_backtest::checkout::checkout(&case.repo, &case.base, &case.head).expect("a root case checks out");
     assert_eq!((checkout.base.as_str(), checkout.head.as_str()), (empty, root.as_str()));
     let target = gauntlet_change::Target::Range { base: checkout.base.clone(), head: Some(checkout.head.clone()) };
     let change = gauntlet_change::acquire(&checkout.git, &target).expect("the root's change is read");
