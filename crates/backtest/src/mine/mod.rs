@@ -26,7 +26,7 @@ mod szz;
 pub mod untouched;
 pub mod write;
 
-pub use szz::TOOLING_ONLY;
+pub use szz::{GAPS_PREDATE, TOOLING_ONLY};
 
 use detect::{Evidence, Patterns};
 use gauntlet_change::git::Git;
@@ -372,9 +372,10 @@ fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result
                 skip(summary, format!("confidence C: {}, not kept (see --confidence)", ported.unwrap_or_default()));
             }
             Some(Err(reason)) => skip(summary, reason),
-            Some(Ok(found)) if !miner.options.keep.contains(&found.confidence) => {
-                skip(summary, format!("confidence {:?}, not kept (see --confidence)", found.confidence));
-            }
+            Some(Ok(found)) if !miner.options.keep.contains(&found.confidence) => match found.why_c {
+                Some(why) => skip(summary, format!("confidence C: {why}, not kept (see --confidence)")),
+                None => skip(summary, format!("confidence {:?}, not kept (see --confidence)", found.confidence)),
+            },
             Some(Ok(found)) => {
                 let fix =
                     FixRef { sha: commit.id.clone(), subject: commit.subject().into(), body: body(&commit.message) };
