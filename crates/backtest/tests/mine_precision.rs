@@ -363,3 +363,21 @@ fn a_fix_that_inserts_code_into_a_line_the_blamed_commit_wrote_keeps_confidence_
     let m = mined(d, &no_clean());
     assert_eq!(rows(&m), vec![(bug, Confidence::B, vec![("src/filter.py".to_string(), 2, 2)])]);
 }
+
+#[test]
+fn a_comment_the_fix_adds_does_not_count_as_tokens_it_kept() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let v1 = "def total(a, b):\n    return a + b\n";
+    let bug = commit(d, 1, "Add totals", &[("src/total.py", Some(v1))]);
+    let v2 = v1.replace("return a + b", "return 0 + a + b");
+    commit(d, 2, "Start totals at zero", &[("src/total.py", Some(&v2))]);
+    // The fix takes `+ b` out and says so in a comment that repeats the tokens:
+    // read with the comment, the fix would seem to only insert words.
+    let fixed = v2.replace("    return 0 + a + b\n", "    return 0 + a\n    # + b counted b twice\n");
+    commit(d, 200, "Fix totals counting b twice", &[("src/total.py", Some(&fixed))]);
+
+    let m = mined(d, &no_clean());
+    assert_eq!(rows(&m), vec![(bug, Confidence::B, vec![("src/total.py".to_string(), 2, 2)])]);
+}

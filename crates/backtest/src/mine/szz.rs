@@ -217,8 +217,18 @@ impl Miner<'_> {
                     }
                     continue;
                 }
-                let mut taken = untouched::taken_from_hunk(&h.removed, &h.added);
-                let mut gaps = untouched::gaps_in_hunk(&h.removed, &h.added);
+                // Tokens of code only: a comment the fix added says nothing about them.
+                let removed: Vec<String> = (h.old_start..)
+                    .zip(&h.removed)
+                    .map(|(n, l)| if before.is_code(n, l) { l.clone() } else { String::new() })
+                    .collect();
+                let added: Vec<String> = (h.new_start..)
+                    .zip(&h.added)
+                    .filter(|(n, l)| after.is_code(*n, l))
+                    .map(|(_, l)| l.clone())
+                    .collect();
+                let mut taken = untouched::taken_from_hunk(&removed, &added);
+                let mut gaps = untouched::gaps_in_hunk(&removed, &added);
                 for (i, l) in h.removed.iter().enumerate() {
                     let n = h.old_start + i as u32;
                     if !before.is_code(n, l) {
