@@ -12,7 +12,8 @@
 //!
 //! Confidence: `A` when a `Fixes:` trailer named the commit, `B` when every blamed
 //! line lands on one commit (or a revert says why), `C` when blame splits over
-//! several commits, the fix only added lines, or the fix reads as a port, a
+//! several commits, the fix only added lines (or only inserted code into lines,
+//! at places older than the commit blame names), or the fix reads as a port, a
 //! compatibility change or an upgrade (its subject, or its size).
 
 pub mod blame;
