@@ -314,13 +314,70 @@ fn a_defect_of_the_root_commit_is_a_case_whose_base_is_the_empty_tree() {
     // The case is written, checked out and reviewed as the root commit's whole change.
     let out = tempfile::tempdir().unwrap();
     let written = mine::write::write(&m, d, &out.path().join("corpus")).expect("written");
-    let case = std::fs::read_to_string(written[0].join("case.toml")).unwrap();
-    assert!(case.contains(&format!("base = \"{empty}\"")), "{case}");
-    let checkout = gauntlet_backtest::checkout::checkout(d, empty, &root).expect("a root case checks out");
+    let text = std::fs::read_to_string(written[0].join("case.toml")).unwrap();
+    assert!(text.contains(&format!("base = \"{empty}\"")), "{text}");
+    let case = gauntlet_backtest::corpus::load_case(&written[0]).expect("the case loads");
+    let checkout =
+        gauntlet_backtest::checkout::checkout(&case.repo, &case.base, &case.head).expect("a root case checks out");
     assert_eq!((checkout.base.as_str(), checkout.head.as_str()), (empty, root.as_str()));
     let target = gauntlet_change::Target::Range { base: checkout.base.clone(), head: Some(checkout.head.clone()) };
     let change = gauntlet_change::acquire(&checkout.git, &target).expect("the root's change is read");
     let mut paths: Vec<&str> = change.files.iter().map(|f| f.diff.path()).collect();
     paths.sort();
     assert_eq!(paths, vec!["README.md", "src/half.py"]);
+}
+
+#[test]
+fn a_fix_that_only_inserts_code_at_a_place_older_than_the_blamed_commit_gets_confidence_c() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let v1 = "def sign(value, key):\n    value = to_bytes(value)\n    return value + mac(key, value)\n";
+    commit(d, 1, "Add signing", &[("src/sign.py", Some(v1))]);
+    // The conversion goes away; then a commit changes another part of the line.
+    let v2 = v1.replace("    value = to_bytes(value)\n", "");
+    commit(d, 5, "Tidy signing", &[("src/sign.py", Some(&v2))]);
+    let v3 = v2.replace("mac(key, value)", "mac(to_bytes(key), value)");
+    let touched = commit(d, 6, "Accept text keys", &[("src/sign.py", Some(&v3))]);
+    let fixed = v3.replace("return value +", "return to_bytes(value) +");
+    commit(d, 200, "Fix signing text", &[("src/sign.py", Some(&fixed))]);
+
+    let m = mined(d, &no_clean());
+    assert!(m.escapes.is_empty(), "{:?}", rows(&m));
+    let why = format!("confidence C: {}, not kept (see --confidence)", mine::GAPS_PREDATE);
+    assert_eq!(skipped(&m, &why), 1, "{:?}", m.summary.skipped);
+    let all = Options { keep: vec![Confidence::A, Confidence::B, Confidence::C], ..no_clean() };
+    assert_eq!(rows(&mined(d, &all)), vec![(touched, Confidence::C, vec![("src/sign.py".to_string(), 2, 2)])]);
+}
+
+#[test]
+fn a_fix_that_inserts_code_into_a_line_the_blamed_commit_wrote_keeps_confidence_b() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let v1 = "def keep(line, pattern):\n    if pattern.search(line):\n        return False\n    return True\n";
+    let bug = commit(d, 1, "Filter lines", &[("src/filter.py", Some(v1))]);
+    let fixed = v1.replace("if pattern.search", "if not pattern.search");
+    commit(d, 200, "Fix the inverted filter", &[("src/filter.py", Some(&fixed))]);
+
+    let m = mined(d, &no_clean());
+    assert_eq!(rows(&m), vec![(bug, Confidence::B, vec![("src/filter.py".to_string(), 2, 2)])]);
+}
+
+#[test]
+fn a_comment_the_fix_adds_does_not_count_as_tokens_it_kept() {
+    let repo = tempfile::tempdir().unwrap();
+    let d = repo.path();
+    start(d);
+    let v1 = "def total(a, b):\n    return a + b\n";
+    let bug = commit(d, 1, "Add totals", &[("src/total.py", Some(v1))]);
+    let v2 = v1.replace("return a + b", "return 0 + a + b");
+    commit(d, 2, "Start totals at zero", &[("src/total.py", Some(&v2))]);
+    // The fix takes `+ b` out and says so in a comment that repeats the tokens:
+    // read with the comment, the fix would seem to only insert words.
+    let fixed = v2.replace("    return 0 + a + b\n", "    return 0 + a\n    # + b counted b twice\n");
+    commit(d, 200, "Fix totals counting b twice", &[("src/total.py", Some(&fixed))]);
+
+    let m = mined(d, &no_clean());
+    assert_eq!(rows(&m), vec![(bug, Confidence::B, vec![("src/total.py".to_string(), 2, 2)])]);
 }

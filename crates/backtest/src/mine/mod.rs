@@ -12,7 +12,8 @@
 //!
 //! Confidence: `A` when a `Fixes:` trailer named the commit, `B` when every blamed
 //! line lands on one commit (or a revert says why), `C` when blame splits over
-//! several commits, the fix only added lines, or the fix reads as a port, a
+//! several commits, the fix only added lines (or only inserted code into lines,
+//! at places older than the commit blame names), or the fix reads as a port, a
 //! compatibility change or an upgrade (its subject, or its size).
 
 pub mod blame;
@@ -27,7 +28,7 @@ mod szz;
 pub mod untouched;
 pub mod write;
 
-pub use szz::TOOLING_ONLY;
+pub use szz::{GAPS_PREDATE, TOOLING_ONLY};
 
 use detect::{Evidence, Patterns};
 use gauntlet_change::git::Git;
@@ -373,9 +374,10 @@ fn fixes(miner: &Miner<'_>, commits: &[Commit], summary: &mut Summary) -> Result
                 skip(summary, format!("confidence C: {}, not kept (see --confidence)", ported.unwrap_or_default()));
             }
             Some(Err(reason)) => skip(summary, reason),
-            Some(Ok(found)) if !miner.options.keep.contains(&found.confidence) => {
-                skip(summary, format!("confidence {:?}, not kept (see --confidence)", found.confidence));
-            }
+            Some(Ok(found)) if !miner.options.keep.contains(&found.confidence) => match found.why_c {
+                Some(why) => skip(summary, format!("confidence C: {why}, not kept (see --confidence)")),
+                None => skip(summary, format!("confidence {:?}, not kept (see --confidence)", found.confidence)),
+            },
             Some(Ok(found)) => {
                 let fix =
                     FixRef { sha: commit.id.clone(), subject: commit.subject().into(), body: body(&commit.message) };

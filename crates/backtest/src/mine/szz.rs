@@ -23,6 +23,8 @@ pub struct Found {
     pub confidence: Confidence,
     /// (path, line) in the introducing commit's version of its files.
     pub lines: BTreeSet<(String, u32)>,
+    /// Why the confidence is C when blame alone would say B.
+    pub why_c: Option<&'static str>,
 }
 
 /// What mining one fix gave: a case, or the reason there is none; and every commit
@@ -59,10 +61,18 @@ struct Touched {
     /// For removed lines the fix edited rather than replaced: the tokens it took
     /// out ([`untouched::taken_out`]).
     taken: BTreeMap<(String, u32), Vec<Vec<String>>>,
+    /// For removed lines the fix only inserted tokens into: where
+    /// ([`untouched::gaps_in_hunk`]).
+    gaps: BTreeMap<(String, u32), Vec<Vec<String>>>,
 }
 
 /// The reason a fix that changes only comments, docstrings or literal text is skipped.
 pub(crate) const PROSE_ONLY: &str = "the fix changes only comments, docstrings, string literals or layout";
+
+/// Why a fix that only inserts code into lines whose blamed commit did not make
+/// those places gets confidence C: what is missing was more likely taken out, or
+/// never written, by another commit.
+pub const GAPS_PREDATE: &str = "the fix only inserts code into its lines, at places older than the commit blame names";
 
 /// The reason blame that ends at a shallow clone's boundary gives no case.
 pub const BEYOND_SHALLOW: &str =
@@ -120,20 +130,33 @@ impl Miner<'_> {
         let mut blamed: Vec<Blamed> = Vec::new();
         // Every commit blame named, also one it then walked past: none is a clean case.
         let mut commits: BTreeSet<String> = BTreeSet::new();
+        // Whether every line is one the fix only inserted into, at places the
+        // blamed commit did not make.
+        let mut gaps_predate = !added_only;
         for (path, lines) in by_path {
             for b in self.blame(parent, path, &lines)? {
                 if !b.boundary {
                     commits.insert(b.commit.clone());
                 }
-                let runs = touched.taken.get(&(path.to_string(), b.at)).map_or(&[][..], Vec::as_slice);
-                blamed.push(self.past_untouched(b, runs)?);
+                let key = (path.to_string(), b.at);
+                let runs = touched.taken.get(&key).map_or(&[][..], Vec::as_slice);
+                let b = self.past_untouched(b, runs)?;
+                let gaps = touched.gaps.get(&key).map_or(&[][..], Vec::as_slice);
+                gaps_predate = gaps_predate && self.gaps_predate(&b, gaps)?;
+                blamed.push(b);
             }
         }
         commits.extend(blamed.iter().filter(|b| !b.boundary).map(|b| b.commit.clone()));
         let found = match evidence {
             Evidence::Trailer(id) => self.named(id, Confidence::A, parent, &blamed, &touched.paths)?,
             Evidence::Revert(id) => self.named(id, Confidence::B, parent, &blamed, &touched.paths)?,
-            _ => self.by_blame(&blamed, added_only)?,
+            _ => self.by_blame(&blamed, added_only)?.map(|mut f| {
+                if gaps_predate && f.confidence == Confidence::B {
+                    f.confidence = Confidence::C;
+                    f.why_c = Some(GAPS_PREDATE);
+                }
+                f
+            }),
         };
         Ok(Outcome { found: Some(found), blamed: commits })
     }
@@ -141,8 +164,13 @@ impl Miner<'_> {
     /// The code lines the fix removed and the places it inserted code, or why there
     /// are none to look at.
     fn touched(&self, parent: &str, fix: &str, files: &[FileDiff]) -> Result<Result<Touched, String>, ChangeError> {
-        let mut t =
-            Touched { paths: BTreeSet::new(), removed: Vec::new(), inserted: Vec::new(), taken: BTreeMap::new() };
+        let mut t = Touched {
+            paths: BTreeSet::new(),
+            removed: Vec::new(),
+            inserted: Vec::new(),
+            taken: BTreeMap::new(),
+            gaps: BTreeMap::new(),
+        };
         let (mut tests, mut ci) = (0, 0);
         let mut cosmetic = BTreeSet::new();
         for f in files {
@@ -189,7 +217,18 @@ impl Miner<'_> {
                     }
                     continue;
                 }
-                let mut taken = untouched::taken_from_hunk(&h.removed, &h.added);
+                // Tokens of code only: a comment the fix added says nothing about them.
+                let removed: Vec<String> = (h.old_start..)
+                    .zip(&h.removed)
+                    .map(|(n, l)| if before.is_code(n, l) { l.clone() } else { String::new() })
+                    .collect();
+                let added: Vec<String> = (h.new_start..)
+                    .zip(&h.added)
+                    .filter(|(n, l)| after.is_code(*n, l))
+                    .map(|(_, l)| l.clone())
+                    .collect();
+                let mut taken = untouched::taken_from_hunk(&removed, &added);
+                let mut gaps = untouched::gaps_in_hunk(&removed, &added);
                 for (i, l) in h.removed.iter().enumerate() {
                     let n = h.old_start + i as u32;
                     if !before.is_code(n, l) {
@@ -198,6 +237,9 @@ impl Miner<'_> {
                     t.removed.push((old.clone(), n));
                     if let Some(runs) = taken.remove(&i) {
                         t.taken.insert((old.clone(), n), runs);
+                    }
+                    if let Some(pairs) = gaps.remove(&i) {
+                        t.gaps.insert((old.clone(), n), pairs);
                     }
                 }
             }
@@ -350,7 +392,7 @@ impl Miner<'_> {
         if lines.is_empty() {
             return Ok(Err("the commit the message names changed none of the files the fix touched".into()));
         }
-        Ok(Ok(Found { introducer: sha, confidence, lines }))
+        Ok(Ok(Found { introducer: sha, confidence, lines, why_c: None }))
     }
 
     /// No commit named: the one most blamed lines land on.
@@ -369,7 +411,7 @@ impl Miner<'_> {
         let single = count.len() == 1 && blamed.iter().all(|b| !b.boundary);
         let confidence = if single && !added_only { Confidence::B } else { Confidence::C };
         let lines = blamed.iter().filter(|b| b.commit == top).map(|b| (b.path.clone(), b.line)).collect();
-        Ok(Ok(Found { introducer: top.to_string(), confidence, lines }))
+        Ok(Ok(Found { introducer: top.to_string(), confidence, lines, why_c: None }))
     }
 
     /// Why a commit cannot be a case's head: a merge, a sweep, a shallow clone's

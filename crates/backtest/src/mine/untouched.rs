@@ -141,6 +141,39 @@ pub fn taken_from_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, 
     out
 }
 
+/// Where `new` only inserted tokens into a line of `removed` (the hunk's old
+/// side) that it took nothing out of: per line (0-based), the pairs of tokens the
+/// insertions went between (the start and end of the line count as tokens).
+pub fn gaps_in_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, Vec<Vec<String>>> {
+    let taken = taken_from_hunk(removed, added);
+    let mut a: Vec<(usize, &str)> = vec![(0, START)];
+    for (i, l) in removed.iter().enumerate() {
+        a.extend(code_tokens(l).into_iter().map(|t| (i, t)));
+    }
+    a.push((removed.len().saturating_sub(1), END));
+    let mut b: Vec<&str> = vec![START];
+    b.extend(added.iter().flat_map(|l| code_tokens(l)));
+    b.push(END);
+    let old: Vec<&str> = a.iter().map(|(_, t)| *t).collect();
+    let pairs = common(&old, &b);
+    let mut out: BTreeMap<usize, Vec<Vec<String>>> = BTreeMap::new();
+    for w in pairs.windows(2) {
+        let ((i1, j1), (i2, j2)) = (w[0], w[1]);
+        if i2 != i1 + 1 || j2 == j1 + 1 {
+            continue;
+        }
+        let line = if a[i1].1 == START { a[i2].0 } else { a[i1].0 };
+        let edge = |k: usize, before: bool| match a[k] {
+            (l, t) if l == line && t != START && t != END => t.to_string(),
+            _ if before => START.to_string(),
+            _ => END.to_string(),
+        };
+        out.entry(line).or_default().push(vec![edge(i1, true), edge(i2, false)]);
+    }
+    out.retain(|line, _| !taken.contains_key(line));
+    out
+}
+
 /// Whether every run is in `line`, each as consecutive tokens.
 pub fn holds(line: &str, runs: &[Vec<String>]) -> bool {
     let t = framed(line);
@@ -148,6 +181,24 @@ pub fn holds(line: &str, runs: &[Vec<String>]) -> bool {
 }
 
 impl Miner<'_> {
+    /// Whether the commit blame named for a line did not make the places where a
+    /// fix inserted tokens (`gaps`, from [`gaps_in_hunk`]): it changed the line,
+    /// and the line it changed already had each pair of neighbours side by side.
+    pub(super) fn gaps_predate(&self, b: &Blamed, gaps: &[Vec<String>]) -> Result<bool, ChangeError> {
+        if b.boundary || gaps.is_empty() {
+            return Ok(false);
+        }
+        let commit = self.commit(&b.commit)?;
+        let Some(parent) = commit.parents.first() else { return Ok(false) };
+        let files = self.own_diff(&b.commit, parent)?;
+        let Some(file) = files.iter().find(|f| f.new.as_deref() == Some(b.path.as_str())) else { return Ok(false) };
+        let Some(h) = file.hunks.iter().find(|h| h.new_start <= b.line && b.line < h.new_start + h.new_count) else {
+            return Ok(false);
+        };
+        let Some(i) = paired(&h.added, &h.removed, (b.line - h.new_start) as usize) else { return Ok(false) };
+        Ok(holds(&h.removed[i], gaps))
+    }
+
     /// Follow a blamed line back through commits that changed it but left the
     /// tokens the fix took out (`runs`, from [`taken_out`]) as they were; refactors
     /// are looked through at each step.
@@ -197,6 +248,10 @@ mod tests {
         assert_eq!(runs("f(a, b)", "f(a, c)"), vec![vec![",", "b", ")"]]);
         assert!(runs("f(a, b)", "f(a,  b)").is_empty());
         assert!(runs("return a", "raise Error(x, y, z)").is_empty(), "a replaced line is no edit");
+        let one = |old: &str, new: &str| gaps_in_hunk(&[old.to_string()], &[new.to_string()]);
+        assert_eq!(one("if f(x):", "if not f(x):")[&0], vec![vec!["if", "f"]]);
+        assert_eq!(one("x = [a]", "x = [a] as y")[&0], vec![vec!["]", END]]);
+        assert!(one("f(a)", "g(a, b)").is_empty(), "a token taken out: not only an insertion");
     }
 
     #[test]
