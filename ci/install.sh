@@ -61,10 +61,9 @@ for file in VERSION URL SHA256SUMS; do
 done
 version="$(tr -d ' \r\n' <"$release/VERSION")"
 url="$(tr -d ' \r\n' <"$release/URL")"
-case "$version" in
-    [0-9]*.[0-9]*.[0-9]*) ;;
-    *) fail 2 "$release/VERSION holds \`$version\`, not a version such as 0.1.0" ;;
-esac
+# Only digits and dots: the version goes into a file name, a URL and a cache key.
+printf '%s\n' "$version" | grep -Eqx '[0-9]+\.[0-9]+\.[0-9]+' ||
+    fail 2 "$release/VERSION holds \`$version\`, not a version such as 0.1.0"
 
 if command -v sha256sum >/dev/null 2>&1; then
     sha256() { sha256sum "$1" | cut -d ' ' -f 1; }

@@ -192,7 +192,7 @@ impl Links<'_> {
 
     /// A commit id shortened to 12, linked to its page when possible.
     fn commit(&self, sha: &str) -> String {
-        let code = format!("<code>{}</code>", escape(&sha[..sha.len().min(12)]));
+        let code = format!("<code>{}</code>", escape(gauntlet_report::plain::prefix(sha, 12)));
         match self.web.filter(|_| is_commit(sha)) {
             Some(web) => format!("<a href=\"{}\">{code}</a>", escape(&web.commit(sha))),
             None => code,

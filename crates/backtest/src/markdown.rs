@@ -38,9 +38,21 @@ pub fn render(b: &Backtest) -> String {
     out
 }
 
-/// One cell of a table: no line breaks, no column separators.
+/// One cell of a table: no line breaks or other control characters (an escape
+/// sequence in a mined subject would be obeyed by a terminal), no column
+/// separators, no HTML tags (GitHub's job summary renders them).
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Tokens, cost and time of one run: `12,345 tok, $0.0120, 4.1 s`.
@@ -227,7 +239,7 @@ fn case_row(c: &CaseResult, with_baseline: bool) -> String {
     };
     let spent = c.gauntlet.as_ref().map_or("–".into(), |g| spend(&g.spend));
     let unmatched = c.gauntlet.as_ref().map_or(String::new(), |g| {
-        g.score.unmatched.iter().map(|u| format!("`{}`", u.location)).collect::<Vec<_>>().join(", ")
+        g.score.unmatched.iter().map(|u| gauntlet_report::markdown::code(&u.location)).collect::<Vec<_>>().join(", ")
     });
     let baseline = if with_baseline {
         let text = c.baseline.as_ref().map_or("–".into(), |b| {
@@ -272,18 +284,20 @@ fn details(out: &mut String, b: &Backtest) {
     for c in crate::report::reading_order(&b.cases) {
         let Some(g) = &c.gauntlet else { continue };
         for (description, places) in crate::score::missed_by_description(&g.score.missed) {
-            let at: Vec<String> = places.iter().map(|p| format!("`{p}`")).collect();
+            // Descriptions are mined commit subjects and claims come from a model:
+            // shown as text, never as markup or terminal control.
+            let at: Vec<String> = places.iter().map(|p| gauntlet_report::markdown::code(p)).collect();
             let at = if at.is_empty() { String::new() } else { format!(" {}", at.join(", ")) };
-            let _ = writeln!(text, "- {}: missed{at}: {description}", c.name);
+            let _ = writeln!(text, "- {}: missed{at}: {}", c.name, gauntlet_report::markdown::text(description));
         }
         for u in &g.score.unmatched {
             let _ = writeln!(
                 text,
-                "- {}: unmatched `{}` ({}): {}",
+                "- {}: unmatched {} ({}): {}",
                 c.name,
-                u.location,
-                u.credited().join(", "),
-                u.claim.replace('\n', " ")
+                gauntlet_report::markdown::code(&u.location),
+                gauntlet_report::markdown::text(&u.credited().join(", ")),
+                gauntlet_report::markdown::text(&u.claim)
             );
         }
     }

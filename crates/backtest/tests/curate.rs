@@ -203,3 +203,44 @@ fn reports_name_each_cases_curation_and_what_was_left_out() {
     let md = gauntlet_backtest::markdown::render(&report);
     assert!(md.contains("The corpus is unreviewed: none of its 3 case(s) is accepted"), "{md}");
 }
+
+#[test]
+fn control_sequences_in_a_mined_case_are_shown_on_the_screen_not_obeyed() {
+    let (_dir, corpus) = mined();
+    // The mined repository's author writes the subjects and the diffs: clear the
+    // screen, hide text, set the clipboard, fake a "Recorded" line.
+    let first = corpus::load(&corpus).unwrap().remove(0);
+    for name in ["fix.diff", "intro.diff"] {
+        let path = first.dir.join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let attack = "\u{1b}[2J\u{1b}[H\u{1b}[8m\u{1b}]52;c;aGk=\u{7}\u{1b}[1A\u{1b}[2KRecorded: fake";
+        let evil = text
+            .replace("Page through results", &format!("Page through results{attack}"))
+            .replace("    start = n * size", &format!("    start = n * size{attack}"));
+        assert_ne!(evil, text, "{name} shows a subject or a line to plant the escapes in");
+        std::fs::write(&path, evil).unwrap();
+    }
+    let (tally, screen) = run(&corpus, &options(Filter::Case(first.name.clone())), "s\n");
+    tally.unwrap();
+    assert!(
+        !screen.contains('\u{1b}') && !screen.contains('\u{7}'),
+        "raw control characters reach the terminal: {screen:?}"
+    );
+    assert!(screen.contains("\\u{1b}[2J"), "shown as escapes: {screen}");
+}
+
+/// The corpus is shared like the rest of a repository: written atomically, but
+/// not left private (a temporary file's 0600) for the next reader.
+#[cfg(unix)]
+#[test]
+fn mined_and_curated_files_are_readable_by_others() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_dir, corpus) = mined();
+    let (tally, _) = run(&corpus, &unreviewed(), "a\nreal\nq\n");
+    assert_eq!(tally.unwrap().accepted, 1);
+    let first = &corpus::load(&corpus).unwrap()[0];
+    for name in ["case.toml", "fix.diff", "intro.diff"] {
+        let mode = std::fs::metadata(first.dir.join(name)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "{name} is {mode:o}");
+    }
+}

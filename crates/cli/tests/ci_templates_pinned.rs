@@ -96,3 +96,48 @@ fn the_azure_review_step_sees_an_undefined_secret_as_no_key() {
     assert_eq!(review_step("$(ANTHROPIC_API_KEY)"), "key=none\n");
     assert_eq!(review_step("sk-ant-real"), "key=sk-ant-real\n");
 }
+
+/// Where gauntlet is published is one decision, `ci/release/URL`: every
+/// template, install path, image and page that names an owner names that one
+/// (the release workflow refuses to run in any other repository), so moving the
+/// project cannot leave one file pointing at a name someone else may hold.
+#[test]
+fn every_shipped_file_names_the_one_home_in_ci_release_url() {
+    let home = std::fs::read_to_string(root().join("ci/release/URL")).unwrap();
+    let owner = home.trim().strip_prefix("https://github.com/").and_then(|r| r.strip_suffix("/gauntlet")).unwrap();
+    let named = regex::Regex::new(
+        r"(?m)(?:github\.com/|githubusercontent\.com/|ghcr\.io/|uses: |name: |--repo )([A-Za-z0-9_.-]+)/gauntlet(?:$|[^A-Za-z0-9_-])",
+    )
+    .unwrap();
+    let mut files: Vec<PathBuf> =
+        ["README.md", "Cargo.toml", "action.yml", "Dockerfile", "SECURITY.md"].iter().map(|f| root().join(f)).collect();
+    for dir in ["ci", "ci/release", ".github/workflows"] {
+        files.extend(std::fs::read_dir(root().join(dir)).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_file()));
+    }
+    let mut pages = vec![root().join("docs/src")];
+    while let Some(dir) = pages.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pages.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                files.push(path);
+            }
+        }
+    }
+    let mut seen = 0;
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for found in named.captures_iter(&text) {
+            seen += 1;
+            assert!(
+                found[1].eq_ignore_ascii_case(owner),
+                "{} names {}/gauntlet, but ci/release/URL says {owner}: {}",
+                file.display(),
+                &found[1],
+                &found[0]
+            );
+        }
+    }
+    assert!(seen >= 10, "the templates and docs name the home ({seen} seen)");
+}

@@ -242,6 +242,20 @@ fn the_cache_key_changes_with_the_release() {
     assert_ne!(first, key(&format!("{}  {ASSET}\n", sha256(b"two"))));
 }
 
+/// The version goes into a file name, a download URL and a cache key: anything
+/// but `X.Y.Z` in digits is refused before any of them is built.
+#[test]
+fn a_version_that_is_not_three_numbers_is_refused() {
+    for bad in ["0.1.0/../../evil/0.0.0", "9.9.9-$(id)x", "v0.1.0"] {
+        let action = Action::new("http://127.0.0.1:9", "");
+        std::fs::write(action.dir.path().join("action/ci/release/VERSION"), format!("{bad}\n")).unwrap();
+        let out = action.install(&[]);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", stderr(&out));
+        assert!(stderr(&out).contains("not a version such as 0.1.0"), "{bad}: {}", stderr(&out));
+        assert!(action.cargo_log().is_none(), "{bad}: nothing is built");
+    }
+}
+
 #[test]
 fn it_refuses_to_install_inside_the_checkout_under_review() {
     let server = release(archive("x"));

@@ -8,15 +8,29 @@
 /// `s` with control characters (line breaks and tabs kept) and bidirectional
 /// marks shown as escapes, cut to at most `max` characters.
 pub fn text(s: &str, max: usize) -> String {
-    let mut out = String::with_capacity(s.len().min(max * 4));
-    for c in s.trim().chars() {
+    cap(&shown(s.trim()), max)
+}
+
+/// `s` for a terminal, whole: control characters other than line breaks and
+/// tabs (an escape sequence that clears the screen, hides text or sets the
+/// clipboard) and the marks that reorder text are shown as `\u{..}` escapes
+/// instead of being obeyed.
+pub fn shown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
         if (c.is_control() && c != '\n' && c != '\t') || bidi(c) {
             out.extend(c.escape_unicode());
         } else {
             out.push(c);
         }
     }
-    cap(&out, max)
+    out
+}
+
+/// The first `n` characters of `s`: a commit id's short form, cut where a
+/// character ends (a branch name given for a commit may hold any character).
+pub fn prefix(s: &str, n: usize) -> &str {
+    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
 }
 
 /// [`text`] on one line: line breaks and tabs become single spaces.
@@ -43,6 +57,20 @@ fn cap(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_control_sequences_are_shown_not_obeyed_and_lines_stay() {
+        let s = shown("Fix it\u{1b}[2J\u{1b}]52;c;aGk=\u{7}\n+ x = 1\t# ok");
+        assert!(!s.contains('\u{1b}') && !s.contains('\u{7}'), "{s}");
+        assert!(s.starts_with("Fix it\\u{1b}[2J") && s.ends_with("\n+ x = 1\t# ok"), "{s}");
+    }
+
+    #[test]
+    fn a_prefix_ends_on_a_character_boundary() {
+        assert_eq!(prefix("0123456789abcdef", 12), "0123456789ab");
+        assert_eq!(prefix("feature/xöäü-more", 12), "feature/xöäü");
+        assert_eq!(prefix("main", 12), "main");
+    }
 
     #[test]
     fn control_and_reordering_marks_are_shown_not_obeyed() {

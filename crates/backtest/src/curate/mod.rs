@@ -106,6 +106,14 @@ pub enum CurateError {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    // A temporary file is private (0600); the corpus is shared like any other
+    // file of a repository: keep the mode of the file replaced, else 0644.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o777);
+        file.as_file().set_permissions(std::fs::Permissions::from_mode(mode))?;
+    }
     std::io::Write::write_all(&mut file, bytes)?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;

@@ -110,7 +110,9 @@ pub fn walk(root: &Path, options: &Options, input: &mut dyn BufRead, out: &mut d
             // Clear the screen and go home: one case per screen.
             write!(out, "\x1b[2J\x1b[H")?;
         }
-        writeln!(out, "{}", screen(case, i + 1, picked.len(), options.max_lines))?;
+        // Everything on the screen comes from the mined repository (subjects,
+        // authors, diffs): its control sequences are shown, never obeyed.
+        writeln!(out, "{}", gauntlet_report::plain::shown(&screen(case, i + 1, picked.len(), options.max_lines)))?;
         let (status, reason) = match answer(input, out)? {
             Answer::Quit => {
                 tally.quit = true;
@@ -258,7 +260,7 @@ fn screen(case: &Case, n: usize, of: usize, max_lines: usize) -> String {
 }
 
 fn short(sha: &str) -> &str {
-    &sha[..sha.len().min(12)]
+    gauntlet_report::plain::prefix(sha, 12)
 }
 
 /// `id  author  date` of every commit a diff file shows.

@@ -209,3 +209,33 @@ fn the_case_table_has_a_cell_for_every_column() {
     assert_eq!(case_row(&failed, "a", true).len(), case_columns(true).len());
     assert_eq!(status(&failed), ("failed", "⚠ failed".to_string()));
 }
+
+/// A hand-written case may name a branch as its head: a non-ASCII name whose
+/// twelfth byte falls inside a character is shortened, not a crash.
+#[test]
+fn a_non_ascii_branch_head_is_shortened_by_characters() {
+    let mut b = report();
+    b.cases[0].head = "feature/xöäü-and-more".into();
+    let page = crate::html::render(&b);
+    assert!(page.contains("<code>feature/xöäü</code>"), "{page}");
+}
+
+/// A mined commit subject (a missed defect's description) and a claim holding
+/// terminal escapes or markup reach the Markdown report, which `backtest`
+/// prints to the terminal and the backtest workflow adds to the job summary.
+#[test]
+fn the_markdown_report_shows_control_sequences_and_markup_as_text() {
+    let mut b = report();
+    let g = b.cases.iter_mut().find(|c| c.name == "zzz-escape").unwrap().gauntlet.as_mut().unwrap();
+    for m in &mut g.score.missed {
+        m.description =
+            "changed by the later fix 1234 (Fix it\u{1b}]52;c;ZWNobyBwd25lZA==\u{7}\u{1b}[2J<img src=x>)".into();
+    }
+    for u in &mut g.score.unmatched {
+        u.claim = "naming <details><summary>open</summary>\u{1b}[8m hidden".into();
+    }
+    let md = crate::markdown::render(&b);
+    assert!(!md.contains('\u{1b}') && !md.contains('\u{7}'), "raw control characters: {md:?}");
+    assert!(!md.contains("<img") && !md.contains("<details>"), "raw markup: {md}");
+    assert!(md.contains("Fix it") && md.contains("&lt;details&gt;"), "the text is still there: {md}");
+}

@@ -157,7 +157,8 @@ pub fn render(report: &FixReport) -> String {
         ]);
     }
     let widths: Vec<usize> = (0..7).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    let short = &report.head[..report.head.len().min(12)];
+    // A commit id's short form; cut by characters, as a report may name a branch.
+    let short: String = report.head.chars().take(12).collect();
     let flow = match report.flow {
         Flow::Standard => "standard",
         Flow::Inverted => "inverted",
