@@ -7,10 +7,7 @@
 mod history;
 mod support;
 
-use serde_json::json;
-use support::{Fake, Wire, chromium, finder, gauntlet, verdict};
-
-const OFF_BY_ONE: &str = "The slice ends one item past the page, so every page repeats the next page's first item.";
+use support::{Fake, Wire, chromium, gauntlet};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mined_corpus_links_its_commits_and_lines_to_the_origin_remote() {
@@ -20,15 +17,7 @@ async fn a_mined_corpus_links_its_commits_and_lines_to_the_origin_remote() {
     let h = history::build(&repo);
     history::git(&repo, &["remote", "add", "origin", "git@github.com:o/r.git"], 0);
     let corpus = dir.path().join("mined").display().to_string();
-    let mut found = finder(
-        "correctness",
-        json!([{"lens": "failure_scenario", "location": "src/paging.py:3", "claim": OFF_BY_ONE,
-                "evidence": "return items[start:start+size+1]", "severity": "high"}]),
-    );
-    found.claim = Some("start+size+1]");
-    let holds = json!({"verdict": "survives", "confidence": 100, "impact": "consequential",
-                       "evidence": "src/paging.py:3 `return items[start:start+size+1]` takes size + 1 items"});
-    let (server, _fake) = Fake::start(Wire::Anthropic, vec![found, verdict("validate", OFF_BY_ONE, &[holds])]).await;
+    let (server, _fake) = Fake::start(Wire::Anthropic, support::paging::scripts()).await;
     let (code, _, stderr) = gauntlet(&repo, Wire::Anthropic, &server, &["backtest", "mine", "--out", &corpus]).await;
     assert_eq!(code, 0, "{stderr}");
 

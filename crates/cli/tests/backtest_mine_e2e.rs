@@ -9,20 +9,6 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use support::{Fake, Script, Wire, finder, gauntlet, verdict};
 
-const OFF_BY_ONE: &str = "The slice ends one item past the page, so every page repeats the next page's first item.";
-
-fn mined_scripts() -> Vec<Script> {
-    let mut found = finder(
-        "correctness",
-        json!([{"lens": "failure_scenario", "location": "src/paging.py:3", "claim": OFF_BY_ONE,
-                "evidence": "return items[start:start+size+1]", "severity": "high"}]),
-    );
-    found.claim = Some("start+size+1]");
-    let holds = json!({"verdict": "survives", "confidence": 100, "impact": "consequential",
-                       "evidence": "src/paging.py:3 `return items[start:start+size+1]` takes size + 1 items"});
-    vec![found, verdict("validate", OFF_BY_ONE, &[holds])]
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mined_corpus_backtests_end_to_end_and_no_model_sees_the_fixes() {
     let dir = tempfile::tempdir().unwrap();
@@ -30,7 +16,7 @@ async fn a_mined_corpus_backtests_end_to_end_and_no_model_sees_the_fixes() {
     std::fs::create_dir(&repo).unwrap();
     let h = history::build(&repo);
     let corpus = dir.path().join("mined").display().to_string();
-    let (server, fake) = Fake::start(Wire::Anthropic, mined_scripts()).await;
+    let (server, fake) = Fake::start(Wire::Anthropic, support::paging::scripts()).await;
 
     let (code, stdout, stderr) =
         gauntlet(&repo, Wire::Anthropic, &server, &["backtest", "mine", "--out", &corpus]).await;

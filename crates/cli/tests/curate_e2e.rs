@@ -10,22 +10,8 @@ mod support;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Stdio;
-use support::{Fake, Script, Wire, command, finder, gauntlet, verdict};
+use support::{Fake, Wire, command, gauntlet};
 use tokio::io::AsyncWriteExt;
-
-const OFF_BY_ONE: &str = "The slice ends one item past the page, so every page repeats the next page's first item.";
-
-fn scripts() -> Vec<Script> {
-    let mut found = finder(
-        "correctness",
-        json!([{"lens": "failure_scenario", "location": "src/paging.py:3", "claim": OFF_BY_ONE,
-                "evidence": "return items[start:start+size+1]", "severity": "high"}]),
-    );
-    found.claim = Some("start+size+1]");
-    let holds = json!({"verdict": "survives", "confidence": 100, "impact": "consequential",
-                       "evidence": "src/paging.py:3 `return items[start:start+size+1]` takes size + 1 items"});
-    vec![found, verdict("validate", OFF_BY_ONE, &[holds])]
-}
 
 /// `gauntlet ARGS` in `dir` with `answers` on its stdin.
 async fn answered(dir: &Path, server: &wiremock::MockServer, args: &[&str], answers: &str) -> (i32, String, String) {
@@ -48,7 +34,7 @@ async fn a_signed_corpus_backtests_only_its_accepted_cases_and_every_report_says
     history::git(&repo, &["config", "user.name", "Ada Lovelace"], 0);
     let corpus = dir.path().join("mined");
     let corpus_arg = corpus.display().to_string();
-    let (server, fake) = Fake::start(Wire::Anthropic, scripts()).await;
+    let (server, fake) = Fake::start(Wire::Anthropic, support::paging::scripts()).await;
     let (code, _, stderr) =
         gauntlet(&repo, Wire::Anthropic, &server, &["backtest", "mine", "--out", &corpus_arg]).await;
     assert_eq!(code, 0, "{stderr}");

@@ -91,12 +91,9 @@ pub fn taken_out(old: &str, new: &str) -> Vec<Vec<String>> {
     taken_from_hunk(&[old.to_string()], &[new.to_string()]).remove(&0).unwrap_or_default()
 }
 
-/// [`taken_out`] for a hunk: its removed lines against its added lines as one
-/// text (so a line the fix re-wrapped over several is still one edit), the runs
-/// given per removed line (0-based), each run within its line. Empty when the two
-/// sides are too unlike to be one edit (the fix replaced the lines).
-pub fn taken_from_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, Vec<Vec<String>>> {
-    // (line, token) of the old side, between the start and end markers.
+/// A hunk's two sides as tokens between start and end markers: the old side's
+/// with the (0-based) line each came from, the new side's as one run.
+fn sides<'a>(removed: &'a [String], added: &'a [String]) -> (Vec<(usize, &'a str)>, Vec<&'a str>) {
     let mut a: Vec<(usize, &str)> = vec![(0, START)];
     for (i, l) in removed.iter().enumerate() {
         a.extend(code_tokens(l).into_iter().map(|t| (i, t)));
@@ -105,6 +102,15 @@ pub fn taken_from_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, 
     let mut b: Vec<&str> = vec![START];
     b.extend(added.iter().flat_map(|l| code_tokens(l)));
     b.push(END);
+    (a, b)
+}
+
+/// [`taken_out`] for a hunk: its removed lines against its added lines as one
+/// text (so a line the fix re-wrapped over several is still one edit), the runs
+/// given per removed line (0-based), each run within its line. Empty when the two
+/// sides are too unlike to be one edit (the fix replaced the lines).
+pub fn taken_from_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, Vec<Vec<String>>> {
+    let (a, b) = sides(removed, added);
     let old: Vec<&str> = a.iter().map(|(_, t)| *t).collect();
     let pairs = common(&old, &b);
     let mut out: BTreeMap<usize, Vec<Vec<String>>> = BTreeMap::new();
@@ -146,14 +152,7 @@ pub fn taken_from_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, 
 /// insertions went between (the start and end of the line count as tokens).
 pub fn gaps_in_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, Vec<Vec<String>>> {
     let taken = taken_from_hunk(removed, added);
-    let mut a: Vec<(usize, &str)> = vec![(0, START)];
-    for (i, l) in removed.iter().enumerate() {
-        a.extend(code_tokens(l).into_iter().map(|t| (i, t)));
-    }
-    a.push((removed.len().saturating_sub(1), END));
-    let mut b: Vec<&str> = vec![START];
-    b.extend(added.iter().flat_map(|l| code_tokens(l)));
-    b.push(END);
+    let (a, b) = sides(removed, added);
     let old: Vec<&str> = a.iter().map(|(_, t)| *t).collect();
     let pairs = common(&old, &b);
     let mut out: BTreeMap<usize, Vec<Vec<String>>> = BTreeMap::new();

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod auth;
+pub mod paging;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
