@@ -37,7 +37,7 @@
 //! `status` (`"unreviewed"`, `"accepted"` or `"rejected"`; a case without one is
 //! unreviewed), `reason`, `curated_by` and `curated_at`.
 
-use crate::curate::{Curation, Status};
+use crate::curate::state::{Curation, Status};
 use crate::mine::{Confidence, FixRef};
 use gauntlet_review::contract::Location;
 use serde::{Deserialize, Serialize};

@@ -35,7 +35,7 @@ pub struct CaseResult {
     pub judge_spend: Option<Spend>,
     /// What a person said of the case (`gauntlet backtest curate`).
     #[serde(default)]
-    pub curation: crate::curate::Curation,
+    pub curation: crate::curate::state::Curation,
     /// Not run: some case of the corpus is accepted and this one is not.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub left_out: bool,
@@ -161,7 +161,7 @@ pub struct Backtest {
     pub judge_spend: Option<Spend>,
     /// Accepted, rejected and unreviewed cases, and whether only the accepted ones
     /// were scored (the others are in `cases`, not run).
-    pub curation: crate::curate::Selection,
+    pub curation: crate::curate::state::Selection,
 }
 
 /// The pipeline's validator sessions over a backtest.
@@ -190,7 +190,7 @@ pub struct Meta {
 
 /// Add the cases up.
 pub fn summarise(meta: Meta, cases: Vec<CaseResult>) -> Backtest {
-    let mut curation = crate::curate::Selection::of(cases.iter().map(|c| &c.curation.status));
+    let mut curation = crate::curate::state::Selection::of(cases.iter().map(|c| &c.curation.status));
     // A shard may hold no accepted case of a corpus that has some.
     curation.only_accepted |= cases.iter().any(|c| c.left_out);
     let scored: Vec<&CaseResult> = cases.iter().filter(|c| c.scored()).collect();

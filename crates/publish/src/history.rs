@@ -225,6 +225,27 @@ pub struct Dismissed {
 }
 
 impl Read {
+    /// What was left out of every figure and why, in one line; `None` when nothing was.
+    pub fn left_out_line(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.edited > 0 {
+            parts.push(format!("{} comment(s) someone other than the pipeline edited", self.edited));
+        }
+        if self.unlisted > 0 {
+            parts.push(format!(
+                "{} comment(s) whose edits the host did not list in full (nobody else is known to have edited them)",
+                self.unlisted
+            ));
+        }
+        if self.unreadable > 0 {
+            parts.push(format!(
+                "{} finding(s) whose comment header or overview entry could not be read",
+                self.unreadable
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
     /// Count a comment on pull request `pr` at `path` left out of every figure,
     /// under its reason.
     fn leave_out(&mut self, pr: u64, path: &str, why: &LeftOut) {

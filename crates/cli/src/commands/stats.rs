@@ -193,24 +193,6 @@ fn table(out: &mut String, title: &str, map: &BTreeMap<String, Tally>) {
     }
 }
 
-/// What was left out of every figure and why, in one line; `None` when nothing was.
-pub(crate) fn left_out(read: &Read) -> Option<String> {
-    let mut parts = Vec::new();
-    if read.edited > 0 {
-        parts.push(format!("{} comment(s) someone other than the pipeline edited", read.edited));
-    }
-    if read.unlisted > 0 {
-        parts.push(format!(
-            "{} comment(s) whose edits the host did not list in full (nobody else is known to have edited them)",
-            read.unlisted
-        ));
-    }
-    if read.unreadable > 0 {
-        parts.push(format!("{} finding(s) whose comment header or overview entry could not be read", read.unreadable));
-    }
-    (!parts.is_empty()).then(|| parts.join(", "))
-}
-
 fn terminal(what: &str, read: &Read, f: &Figures) -> String {
     let t = &f.total;
     let mut out = format!("gauntlet stats: {what}: {}\n", read.covers());
@@ -229,7 +211,7 @@ fn terminal(what: &str, read: &Read, f: &Figures) -> String {
     table(&mut out, "per reviewer", &f.per_reviewer);
     table(&mut out, "per severity", &f.per_severity);
     table(&mut out, "per month", &f.per_month);
-    if let Some(line) = left_out(read) {
+    if let Some(line) = read.left_out_line() {
         let _ = writeln!(out, "\nleft out: {line}");
         for line in &read.left_out {
             let line: String = line.chars().filter(|c| !c.is_control()).collect();

@@ -38,7 +38,7 @@ pub fn render(what: &str, read: &Read, f: &Figures, web: Option<&WebRepo>) -> St
     let _ = writeln!(h, "<h2>Per severity</h2>");
     table(&mut h, "per-severity", "severity", &f.per_severity);
     findings(&mut h, &read.records, web);
-    if let Some(line) = super::stats::left_out(read) {
+    if let Some(line) = read.left_out_line() {
         let _ = writeln!(h, "<h2>Left out</h2><p id=\"left-out\">Left out: {}.</p>", escape(&line));
         h.push_str("<ul id=\"left-out-why\">");
         for line in &read.left_out {
