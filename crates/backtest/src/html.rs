@@ -176,18 +176,12 @@ fn spend_by_step(h: &mut String, b: &Backtest) {
     );
     for (side, s) in sides {
         for step in &s.spend.steps {
-            let _ = writeln!(
-                h,
-                "<tr data-side=\"{side}\"><td>{side}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-                 <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                escape(&step.step),
-                step.calls,
-                number::tokens(step.input),
-                number::tokens(step.output),
-                number::tokens(step.cache_read),
-                number::tokens(step.cache_write),
-                cost(step.billed)
-            );
+            let numbers: String = crate::markdown::step_numbers(step)
+                .iter()
+                .map(|n| format!("<td class=\"n\">{}</td>", escape(n)))
+                .collect();
+            let _ =
+                writeln!(h, "<tr data-side=\"{side}\"><td>{side}</td><td>{}</td>{numbers}</tr>", escape(&step.step));
         }
         let _ = writeln!(
             h,

@@ -155,6 +155,19 @@ pub(crate) fn changes(b: &Backtest, c: &crate::score::Comparison) -> [String; 11
     ]
 }
 
+/// One step's figures, as both reports show them: calls, tokens in and out,
+/// cache read and write, and the cost as billed.
+pub(crate) fn step_numbers(s: &crate::score::StepSpend) -> [String; 6] {
+    [
+        s.calls.to_string(),
+        number::tokens(s.input),
+        number::tokens(s.output),
+        number::tokens(s.cache_read),
+        number::tokens(s.cache_write),
+        cost(s.billed),
+    ]
+}
+
 /// Each step's raw tokens next to what the provider bills for them: a prompt
 /// cache makes many reviewers over one shared block cost far less than their
 /// tokens suggest.
@@ -163,18 +176,7 @@ fn spend_by_step(out: &mut String, b: &Backtest) {
         std::iter::once(("gauntlet", &b.gauntlet.spend)).chain(b.baseline.iter().map(|s| ("baseline", &s.spend)));
     let rows: Vec<String> = sides
         .flat_map(|(side, spend)| {
-            spend.steps.iter().map(move |s| {
-                format!(
-                    "| {side} | {} | {} | {} | {} | {} | {} | {} |",
-                    cell(&s.step),
-                    s.calls,
-                    number::tokens(s.input),
-                    number::tokens(s.output),
-                    number::tokens(s.cache_read),
-                    number::tokens(s.cache_write),
-                    cost(s.billed)
-                )
-            })
+            spend.steps.iter().map(move |s| format!("| {side} | {} | {} |", cell(&s.step), step_numbers(s).join(" | ")))
         })
         .collect();
     if rows.is_empty() {
