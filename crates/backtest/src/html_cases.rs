@@ -44,6 +44,9 @@ pub fn anchors(order: &[&CaseResult]) -> Vec<String> {
 /// A case's outcome in a mark's class and a few words: every known defect
 /// caught, some missed, a clean change left silent or not, or no run at all.
 pub fn status(c: &CaseResult) -> (&'static str, String) {
+    if c.left_out {
+        return ("left-out", format!("– left out ({})", c.curation.status));
+    }
     if c.error.is_some() {
         return ("failed", "⚠ failed".into());
     }
@@ -93,7 +96,7 @@ pub fn case_row(c: &CaseResult, anchor: &str, with_baseline: bool) -> Vec<String
         format!("<span class=\"curation {}\">{}</span>", c.curation.status, escape(&c.curation.label())),
         format!("<span class=\"mark {class}\">{}</span>", escape(&outcome)),
     ];
-    let none = || "–".to_string();
+    let none = || number::NONE.to_string();
     match &c.gauntlet {
         Some(g) => {
             let s = &g.score;

@@ -241,7 +241,12 @@ fn case_row(c: &CaseResult, with_baseline: bool) -> String {
     };
     let spent = c.gauntlet.as_ref().map_or("–".into(), |g| spend(&g.spend));
     let unmatched = c.gauntlet.as_ref().map_or(String::new(), |g| {
-        g.score.unmatched.iter().map(|u| gauntlet_report::markdown::code(&u.location)).collect::<Vec<_>>().join(", ")
+        g.score
+            .unmatched
+            .iter()
+            .map(|u| gauntlet_report::markdown::code_cell(&u.location))
+            .collect::<Vec<_>>()
+            .join(", ")
     });
     let baseline = if with_baseline {
         let text = c.baseline.as_ref().map_or("–".into(), |b| {
@@ -254,7 +259,8 @@ fn case_row(c: &CaseResult, with_baseline: bool) -> String {
     } else {
         String::new()
     };
-    let (name, unmatched, notes) = (cell(&c.name), cell(&unmatched), cell(&notes.join("; ")));
+    // `unmatched` is code spans already (their text is shown as written).
+    let (name, notes) = (cell(&c.name), cell(&notes.join("; ")));
     let curation = cell(&c.curation.label());
     format!("| {name} | {kind} | {curation} | {numbers} |{baseline} {spent} | {unmatched} | {notes} |")
 }

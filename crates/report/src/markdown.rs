@@ -303,7 +303,7 @@ pub fn code(s: &str) -> String {
 
 /// [`code`] for a table cell: pipes escaped for the table parser (GFM removes
 /// the backslash before the span is read).
-fn code_cell(s: &str) -> String {
+pub fn code_cell(s: &str) -> String {
     code(s).replace('|', "\\|")
 }
 

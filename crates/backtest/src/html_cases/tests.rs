@@ -239,3 +239,25 @@ fn the_markdown_report_shows_control_sequences_and_markup_as_text() {
     assert!(!md.contains("<img") && !md.contains("<details>"), "raw markup: {md}");
     assert!(md.contains("Fix it") && md.contains("&lt;details&gt;"), "the text is still there: {md}");
 }
+
+/// A case the curation left out was not run, and did not fail: its mark says so.
+#[test]
+fn a_case_left_out_by_the_curation_is_marked_left_out_not_failed() {
+    let mut b = report();
+    let c = &mut b.cases[0];
+    (c.gauntlet, c.baseline, c.left_out) = (None, None, true);
+    assert_eq!(status(c), ("left-out", "– left out (unreviewed)".to_string()));
+}
+
+/// A model's location with `<` or `|` in it stays readable inside the
+/// Markdown table's code span: not entity-escaped, not splitting the row.
+#[test]
+fn an_unmatched_location_is_shown_as_written_in_the_markdown_table() {
+    let mut b = report();
+    let g = b.cases.iter_mut().find(|c| c.name == "zzz-escape").unwrap().gauntlet.as_mut().unwrap();
+    for u in &mut g.score.unmatched {
+        u.location = "src/Vec<T>|a.rs:40".into();
+    }
+    let md = crate::markdown::render(&b);
+    assert!(md.contains("`src/Vec<T>\\|a.rs:40`"), "{md}");
+}

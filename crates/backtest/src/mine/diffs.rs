@@ -9,6 +9,7 @@
 use super::{Clean, Escape, FixRef};
 use gauntlet_change::ChangeError;
 use gauntlet_change::git::Git;
+use gauntlet_review::contract::Location;
 
 /// The fixing commits' diff.
 pub const FIX_FILE: &str = "fix.diff";
@@ -36,7 +37,11 @@ pub fn fix(git: &Git, fixes: &[FixRef]) -> String {
 /// blamed run marked with [`MARK`].
 pub fn intro(git: &Git, e: &Escape) -> String {
     let diff = shown(git, &e.head, Some(&e.base));
-    let blamed: Vec<String> = e.defects.iter().map(|(p, a, b)| location(p, *a, *b)).collect();
+    let blamed: Vec<String> = e
+        .defects
+        .iter()
+        .map(|(path, start, end)| Location { path: path.clone(), start: *start, end: *end }.to_string())
+        .collect();
     let (marked, count) = mark(&diff, &e.defects);
     let mut out = format!(
         "# The commit this case blames for its defects (the case's head) against its base.\n\
@@ -62,10 +67,6 @@ pub fn change(git: &Git, c: &Clean) -> String {
         "# The change this clean case reviews (its head against its base): no fix ever touched it.\n\n{}",
         shown(git, &c.head, Some(&c.base))
     )
-}
-
-fn location(path: &str, a: u32, b: u32) -> String {
-    if a == b { format!("{path}:{a}") } else { format!("{path}:{a}-{b}") }
 }
 
 /// One commit as `git show` prints it, pinned so no user setting changes it:

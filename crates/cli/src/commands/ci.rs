@@ -523,7 +523,7 @@ fn rules_not_applied(git: &Git, merge_base: &str, head: &str) -> Result<Vec<Stri
 /// records is text anyone who can edit the overview may set, so the cut is by
 /// characters, never inside one.
 pub(crate) fn short(rev: &str) -> &str {
-    rev.char_indices().nth(12).map_or(rev, |(i, _)| &rev[..i])
+    gauntlet_report::plain::prefix(rev, 12)
 }
 
 /// Resolve Azure's target branch to a commit, fetching it when the clone lacks it.
