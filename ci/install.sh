@@ -145,8 +145,7 @@ trap 'exit 130' INT TERM
 place() {
     mkdir -p "$dir/bin"
     chmod +x "$1"
-    mv -f "$1" "$bin.new"
-    mv -f "$bin.new" "$bin"
+    mv -f "$1" "$bin"
     echo "$key" >"$work/marker"
     mv -f "$work/marker" "$dir/.gauntlet-install"
     say "installed $("$bin" --version 2>/dev/null || echo "gauntlet $version") in $dir/bin"

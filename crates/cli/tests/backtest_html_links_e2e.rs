@@ -33,9 +33,10 @@ async fn a_mined_corpus_links_its_commits_and_lines_to_the_origin_remote() {
     assert!(dom.contains(&lines), "the hit links to its line at the reviewed commit: {dom}");
     let commit = format!("<a href=\"https://github.com/o/r/commit/{paging}\"><code>{}</code></a>", &paging[..12]);
     assert!(dom.contains(&commit), "the reviewed commit links to its page: {dom}");
-    let missed = dom.split("<span class=\"mark\">○ missed</span> ").skip(1);
+    let missed: Vec<&str> = dom.split("<span class=\"mark\">○ missed</span> ").skip(1).collect();
+    assert!(!missed.is_empty(), "the page shows the case's misses: {dom}");
     assert!(
-        missed.into_iter().all(|m| m.starts_with("<a href=\"https://github.com/o/r/blob/")),
+        missed.iter().all(|m| m.starts_with("<a href=\"https://github.com/o/r/blob/")),
         "every miss links to its lines: {dom}"
     );
 

@@ -106,7 +106,11 @@ fn the_build_context_leaves_out_git_and_build_output() {
 fn the_release_workflow_pushes_the_image_the_gitlab_template_runs() {
     let workflow = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
     let gitlab = std::fs::read_to_string(root().join("ci/gitlab-ci.yml")).unwrap();
-    let image = "ghcr.io/gauntlet-review/gauntlet";
-    assert!(workflow.contains(image) && gitlab.contains(&format!("image: {image}:")), "one image name");
+    let doc = yaml_rust2::YamlLoader::load_from_str(&workflow).unwrap().remove(0);
+    let image = doc["env"]["IMAGE"].as_str().expect("the workflow names its image in env.IMAGE");
+    assert!(gitlab.contains(&format!("image: {image}:")), "the GitLab template runs {image}");
+    let steps = doc["jobs"]["image"]["steps"].as_vec().expect("an image job");
+    let pushes = steps.iter().filter_map(|s| s["run"].as_str()).any(|r| r.contains("docker push \"$IMAGE:$VERSION\""));
+    assert!(pushes, "the image job pushes $IMAGE:$VERSION");
     assert!(workflow.contains("GAUNTLET_BUILD_COMMIT="), "the image names its commit");
 }
