@@ -57,8 +57,10 @@ while [ $# -gt 0 ]; do
 done
 
 for file in VERSION URL SHA256SUMS; do
-    [ -f "$release/$file" ] || fail 2 "$release/$file is missing: run this script from a gauntlet checkout or release"
+    [ -f "$release/$file" ] || fail 2 "$release/$file is missing: run this script from a gauntlet checkout"
 done
+# The fallback builds these sources: the action's own copy, at the release it pins.
+[ -f "$root/crates/cli/Cargo.toml" ] || fail 2 "$root/crates/cli is missing: run this script from a whole gauntlet checkout"
 version="$(tr -d ' \r\n' <"$release/VERSION")"
 url="$(tr -d ' \r\n' <"$release/URL")"
 # Only digits and dots: the version goes into a file name, a URL and a cache key.
@@ -100,13 +102,9 @@ if [ -n "$expected" ]; then
     key="gauntlet-$version-$target-$(printf %.16s "$expected")"
 else
     sources="$(mktemp)"
-    if [ -f "$root/crates/cli/Cargo.toml" ]; then
-        (cd "$root" && find Cargo.toml Cargo.lock crates rules -type f 2>/dev/null | LC_ALL=C sort | while IFS= read -r f; do
-            printf '%s %s\n' "$(sha256 "$f")" "$f"
-        done) >"$sources"
-    else
-        echo "$url v$version" >"$sources"
-    fi
+    (cd "$root" && find Cargo.toml Cargo.lock crates rules -type f 2>/dev/null | LC_ALL=C sort | while IFS= read -r f; do
+        printf '%s %s\n' "$(sha256 "$f")" "$f"
+    done) >"$sources"
     key="gauntlet-$version-$target-source-$(sha256 "$sources" | cut -c 1-16)"
     rm -f "$sources"
 fi
@@ -156,11 +154,7 @@ from_source() {
     say "no release archive of gauntlet $version for $target ($1): building it from source, hosted providers only (several minutes)"
     # From a folder of our own, so no cargo configuration of the checkout applies.
     cd "$work"
-    if [ -f "$root/crates/cli/Cargo.toml" ]; then
-        cargo install --locked --no-default-features --path "$root/crates/cli" --root "$work/root"
-    else
-        cargo install --locked --no-default-features --git "$url" --tag "v$version" --root "$work/root" gauntlet
-    fi
+    cargo install --locked --no-default-features --path "$root/crates/cli" --root "$work/root"
     [ -f "$work/root/bin/gauntlet$exe" ] || fail 1 "cargo install finished without building $work/root/bin/gauntlet$exe"
     place "$work/root/bin/gauntlet$exe"
 }
