@@ -36,6 +36,11 @@ fn framed(line: &str) -> Vec<&str> {
     out
 }
 
+/// The most cells [`common`]'s table may have for a hunk (4 MiB of `u32`): a fix
+/// that rewrote more than that is not one edit of a few tokens, and gets no
+/// token-level walk, like lines the fix replaced.
+const MAX_TABLE: usize = 1 << 20;
+
 /// The pairs (i, j) of a longest common subsequence of `a` and `b`, in order.
 fn common(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
     let (n, m) = (a.len(), b.len());
@@ -112,8 +117,11 @@ fn sides<'a>(removed: &'a [String], added: &'a [String]) -> (Vec<(usize, &'a str
 pub fn taken_from_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, Vec<Vec<String>>> {
     let (a, b) = sides(removed, added);
     let old: Vec<&str> = a.iter().map(|(_, t)| *t).collect();
-    let pairs = common(&old, &b);
     let mut out: BTreeMap<usize, Vec<Vec<String>>> = BTreeMap::new();
+    if old.len() * b.len() > MAX_TABLE {
+        return out;
+    }
+    let pairs = common(&old, &b);
     // Too unlike, unless the fix only added tokens: the lines were replaced.
     if 2.0 * (pairs.len() as f64) < SAME_LINE * (old.len() + b.len()) as f64 && pairs.len() < old.len() {
         return out;
@@ -154,8 +162,11 @@ pub fn gaps_in_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, Vec
     let taken = taken_from_hunk(removed, added);
     let (a, b) = sides(removed, added);
     let old: Vec<&str> = a.iter().map(|(_, t)| *t).collect();
-    let pairs = common(&old, &b);
     let mut out: BTreeMap<usize, Vec<Vec<String>>> = BTreeMap::new();
+    if old.len() * b.len() > MAX_TABLE {
+        return out;
+    }
+    let pairs = common(&old, &b);
     for w in pairs.windows(2) {
         let ((i1, j1), (i2, j2)) = (w[0], w[1]);
         if i2 != i1 + 1 || j2 == j1 + 1 {
@@ -235,6 +246,16 @@ impl Miner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hunk_too_large_for_one_edit_gets_no_token_walk() {
+        let removed: Vec<String> = (0..1500).map(|i| format!("let value_{i} = compute({i}, other, more);")).collect();
+        let added: Vec<String> = (0..1500).map(|i| format!("let value_{i} = compute({i}, other, less);")).collect();
+        assert!(taken_from_hunk(&removed, &added).is_empty());
+        assert!(gaps_in_hunk(&removed, &added).is_empty());
+        // The same edit on a few lines is still followed.
+        assert!(!taken_from_hunk(&removed[..3], &added[..3]).is_empty());
+    }
 
     fn runs(old: &str, new: &str) -> Vec<Vec<String>> {
         taken_out(old, new)
