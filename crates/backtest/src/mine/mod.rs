@@ -246,7 +246,13 @@ impl Miner<'_> {
         }
         let reading = std::rc::Rc::new(prose::Reading::new(path, text));
         if let Some(key) = key {
-            self.readings.borrow_mut().insert(key, reading.clone());
+            let mut readings = self.readings.borrow_mut();
+            // Reuse is between neighbouring fixes: a long history must not keep
+            // every version of every file it read.
+            if readings.len() >= MAX_READINGS {
+                readings.clear();
+            }
+            readings.insert(key, reading.clone());
         }
         reading
     }
@@ -257,6 +263,9 @@ impl Miner<'_> {
         commit.files.iter().filter(|(p, ..)| code(p)).map(|(_, a, r)| a + r).sum()
     }
 }
+
+/// How many parsed file versions [`Miner::reading`] keeps before starting over.
+const MAX_READINGS: usize = 512;
 
 /// Mine the history reachable from HEAD.
 pub fn mine(git: &Git, options: &Options) -> Result<Mined, MineError> {

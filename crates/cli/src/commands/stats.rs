@@ -29,9 +29,14 @@ pub fn run(args: &StatsArgs, author_may_dismiss: bool, env: &Env, dir: &std::pat
         }
     }
     let config = host_config(env)?;
-    let web = match &args.repo_url {
-        Some(_) => super::web::repo(dir, args.repo_url.as_deref())?,
-        None => web_of(env).or(super::web::repo(dir, None)?),
+    // Links are for the HTML page; a given --repo-url is checked whatever the format.
+    let web = match (args.repo_url.as_deref(), args.format.as_str()) {
+        (Some(url), _) => super::web::repo(dir, Some(url))?,
+        (None, "html") => match web_of(env) {
+            Some(web) => Some(web),
+            None => super::web::repo(dir, None)?,
+        },
+        (None, _) => None,
     };
     let (host, what) = (config.history(None)?, config.repository());
     let last = if args.since.is_some() { args.last.unwrap_or(MAX_PULLS) } else { args.last.unwrap_or(50) };
