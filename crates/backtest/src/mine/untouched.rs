@@ -110,18 +110,34 @@ fn sides<'a>(removed: &'a [String], added: &'a [String]) -> (Vec<(usize, &'a str
     (a, b)
 }
 
+/// A hunk's sides as tokens ([`sides`]; `old` is `a` without its line numbers)
+/// and their common tokens ([`common`]).
+struct Aligned<'a> {
+    a: Vec<(usize, &'a str)>,
+    old: Vec<&'a str>,
+    b: Vec<&'a str>,
+    pairs: Vec<(usize, usize)>,
+}
+
+/// The hunk aligned token by token; `None` when its table would pass
+/// [`MAX_TABLE`].
+fn aligned<'a>(removed: &'a [String], added: &'a [String]) -> Option<Aligned<'a>> {
+    let (a, b) = sides(removed, added);
+    let old: Vec<&str> = a.iter().map(|(_, t)| *t).collect();
+    if old.len() * b.len() > MAX_TABLE {
+        return None;
+    }
+    let pairs = common(&old, &b);
+    Some(Aligned { a, old, b, pairs })
+}
+
 /// [`taken_out`] for a hunk: its removed lines against its added lines as one
 /// text (so a line the fix re-wrapped over several is still one edit), the runs
 /// given per removed line (0-based), each run within its line. Empty when the two
 /// sides are too unlike to be one edit (the fix replaced the lines).
 pub fn taken_from_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, Vec<Vec<String>>> {
-    let (a, b) = sides(removed, added);
-    let old: Vec<&str> = a.iter().map(|(_, t)| *t).collect();
     let mut out: BTreeMap<usize, Vec<Vec<String>>> = BTreeMap::new();
-    if old.len() * b.len() > MAX_TABLE {
-        return out;
-    }
-    let pairs = common(&old, &b);
+    let Some(Aligned { a, old, b, pairs }) = aligned(removed, added) else { return out };
     // Too unlike, unless the fix only added tokens: the lines were replaced.
     if 2.0 * (pairs.len() as f64) < SAME_LINE * (old.len() + b.len()) as f64 && pairs.len() < old.len() {
         return out;
@@ -160,13 +176,8 @@ pub fn taken_from_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, 
 /// insertions went between (the start and end of the line count as tokens).
 pub fn gaps_in_hunk(removed: &[String], added: &[String]) -> BTreeMap<usize, Vec<Vec<String>>> {
     let taken = taken_from_hunk(removed, added);
-    let (a, b) = sides(removed, added);
-    let old: Vec<&str> = a.iter().map(|(_, t)| *t).collect();
     let mut out: BTreeMap<usize, Vec<Vec<String>>> = BTreeMap::new();
-    if old.len() * b.len() > MAX_TABLE {
-        return out;
-    }
-    let pairs = common(&old, &b);
+    let Some(Aligned { a, pairs, .. }) = aligned(removed, added) else { return out };
     for w in pairs.windows(2) {
         let ((i1, j1), (i2, j2)) = (w[0], w[1]);
         if i2 != i1 + 1 || j2 == j1 + 1 {
